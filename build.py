@@ -1,0 +1,158 @@
+"""Build the static site into site/ (and optionally serve it).
+
+    python build.py                     # render everything into site/
+    python build.py serve --port 8000   # build, then serve on 127.0.0.1
+    python build.py --base-url /attention-explained/   # for a GitHub Pages project site
+
+The runtime (Pyodide and the wheels) is assembled once into a cache outside site/ by
+runtime.py, from the package registries; later builds are offline.
+"""
+
+import argparse
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import jinja2
+import runtime
+from markupsafe import Markup
+
+import pages
+from figures import module
+from figures.page import document, serialize, slot_id, to_json
+from sitebuild import mathtex, snippets
+from sitebuild.wheel import build_wheel
+
+ROOT = Path(__file__).resolve().parent
+
+
+def log(*parts: object) -> None:
+    print("build:", *parts, file=sys.stderr, flush=True)
+
+
+def reset(out: Path) -> None:
+    """Start from an empty output folder, so nothing stale survives a rebuild."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+
+
+def install_runtime(out: Path, cache: Path) -> list[str]:
+    """Pyodide, the wheels and the project's own wheel into site/runtime; BokehJS/Panel JS."""
+    runtime.ensure_cache(cache, log=log)
+    with tempfile.TemporaryDirectory() as tmp:
+        wheel = build_wheel(ROOT, Path(tmp))
+        packages = runtime.install(cache, out / "runtime", [wheel])
+    runtime.install_browser_assets(cache, out / "vendor")
+    return packages
+
+
+def copy_static(out: Path, katex_dist: Path) -> None:
+    """The site's own CSS and scripts, KaTeX's stylesheet and fonts, the code colours."""
+    shutil.copytree(ROOT / "static", out / "static")
+    katex = out / "vendor" / "katex"
+    katex.mkdir(parents=True)
+    shutil.copy(katex_dist / "katex.min.css", katex)
+    shutil.copytree(katex_dist / "fonts", katex / "fonts", ignore=_not_woff2)
+    (out / "static" / "code.css").write_text(snippets.stylesheet())
+
+
+def _not_woff2(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if not n.endswith(".woff2")]
+
+
+def page_url(base: str, page) -> str:
+    return f"{base}{page.SLUG}/" if page.SLUG else base
+
+
+def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -> str:
+    """Render one page: its prose, its code snippets, and its figures' pre-render."""
+    figure_ids: list[str] = []
+
+    def figure(figure_id: str) -> Markup:
+        """A figure slot: caption, pre-render holder, status line and source view."""
+        mod = module(figure_id)
+        figure_ids.append(figure_id)
+        source = snippets.source_view(ROOT / (mod.__name__.replace(".", "/") + ".py"))
+        return Markup(
+            env.get_template("_figure.html").render(
+                fig=mod, number=len(figure_ids), slot=slot_id(figure_id), source=source
+            )
+        )
+
+    posts = pages.posts()
+    index = posts.index(page) if page in posts else None
+    html = env.get_template(page.TEMPLATE).render(
+        page=page,
+        n=page.context(),
+        base=base,
+        url=lambda p: page_url(base, p),
+        posts=posts,
+        prev=posts[index - 1] if index else None,
+        next=posts[index + 1] if index is not None and index + 1 < len(posts) else None,
+        figure=figure,
+        code=snippets.runner(),
+    )
+    if not figure_ids:
+        return html
+    dist_url = f"{base}vendor/panel/"
+    config = {"base": base, "figures": figure_ids, "packages": packages, "distUrl": dist_url}
+    prerender = serialize(document(figure_ids, dist_url))
+    scripts = env.get_template("_live.html").render(
+        base=base, config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
+    )
+    return html.replace("</body>", scripts + "</body>")
+
+
+def build(out: Path, base: str = "/", cache: Path | None = None) -> None:
+    """Render every page into ``out`` from scratch."""
+    if not (base.startswith("/") and base.endswith("/")):
+        raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
+    cache = cache or runtime.default_cache_dir()
+    log("output", out, "base", base)
+    reset(out)
+    packages = install_runtime(out, cache)
+    katex = mathtex.ensure_katex(cache)
+    copy_static(out, katex)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(ROOT / "templates"),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+    )
+    html = {}
+    for page in pages.all_pages():
+        log("page", page.SLUG or "(index)")
+        html[page] = render_page(env, page, base, packages)
+    for page, text in mathtex.typeset(html, katex).items():
+        target = out / page.SLUG / "index.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+    log("done")
+
+
+def serve(out: Path, base: str, port: int) -> None:
+    """Serve ``out`` at http://127.0.0.1:PORT{base} until interrupted."""
+    from sitebuild.serve import serve_forever
+
+    print(f"serving http://127.0.0.1:{port}{base}", flush=True)
+    serve_forever(out, base, port)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
+    parser.add_argument("--out", type=Path, default=ROOT / "site")
+    parser.add_argument("--base-url", default="/", help="path the site is served under")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args(argv)
+    try:
+        build(args.out, args.base_url)
+    except (RuntimeError, jinja2.TemplateError, ValueError) as err:
+        raise SystemExit(f"build failed: {err}") from err
+    if args.command == "serve":
+        serve(args.out, args.base_url, args.port)
+
+
+if __name__ == "__main__":
+    main()

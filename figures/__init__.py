@@ -1,0 +1,22 @@
+"""Live figures: one module per figure, each built from Panel widgets and Bokeh plots.
+
+Every module exposes ``ID``, ``TITLE``, ``CAPTION`` (what to try) and ``view()``, which
+returns the figure's Panel layout. The same code pre-renders the figure at build time in
+CPython and runs it live in the reader's browser under Pyodide.
+"""
+
+import importlib
+from types import ModuleType
+
+# Figure id -> module. Modules are imported on demand so a page loads only its own figures.
+REGISTRY: dict[str, str] = {
+    "three-steps": "figures.three_steps",
+}
+
+
+def module(figure_id: str) -> ModuleType:
+    """The module that builds figure ``figure_id``."""
+    try:
+        return importlib.import_module(REGISTRY[figure_id])
+    except KeyError:
+        raise ValueError(f"unknown figure {figure_id!r}; known: {sorted(REGISTRY)}") from None

@@ -1,0 +1,71 @@
+"""The frame every figure shares: controls on top, plots in the middle, a readout below.
+
+The caption and the source view are added around the frame by the page template, so a
+figure module only builds its widgets, its plots and one update function.
+"""
+
+from collections.abc import Sequence
+from html import escape
+
+import panel as pn
+
+PLOT_STYLE = {"toolbar_location": None, "sizing_mode": "stretch_width"}
+ACCENT = "#c2410c"  # the highlighted token / cell
+INK = "#334155"
+MUTED = "#94a3b8"
+
+# Panel renders panes in shadow DOM, so the readout's styles travel with the pane.
+PANE_CSS = """
+.readout { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr));
+  gap: 0.25rem 1rem; margin: 0; font: 0.85rem/1.4 system-ui, sans-serif; }
+.readout dt { color: #64748b; font-size: 0.75rem; }
+.readout dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  font-variant-numeric: tabular-nums; }
+.fig-message { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border-radius: 4px;
+  font: 0.85rem/1.4 system-ui, sans-serif; }
+.fig-message-warning { background: #fef3c7; color: #78350f; }
+.fig-message-info { background: #e0f2fe; color: #0c4a6e; }
+"""
+
+# A widget's label kept for screen readers but not drawn (for grids of inputs whose row and
+# column headers already say what each one is).
+VISUALLY_HIDDEN_LABEL = """
+label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+"""
+
+
+def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
+    """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
+    rows = "".join(
+        f'<div><dt>{escape(label)}</dt><dd data-readout="{key}">{escape(value)}</dd></div>'
+        for key, label, value in items
+    )
+    return f'<dl class="readout">{rows}</dl>'
+
+
+def message_html(text: str = "", kind: str = "warning") -> str:
+    """A message shown on the figure (empty string hides it)."""
+    if not text:
+        return ""
+    return f'<p class="fig-message fig-message-{kind}" role="alert">{escape(text)}</p>'
+
+
+def pane() -> pn.pane.HTML:
+    """An HTML pane for readouts and messages, styled by the site's stylesheet."""
+    return pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8), stylesheets=[PANE_CSS])
+
+
+def frame(
+    controls: Sequence[pn.viewable.Viewable],
+    views: Sequence[pn.viewable.Viewable],
+    readout: pn.pane.HTML,
+    message: pn.pane.HTML,
+) -> pn.Column:
+    """Lay a figure out: controls, views side by side (wrapping on narrow screens), readout."""
+    return pn.Column(
+        pn.FlexBox(*controls, align_items="end", sizing_mode="stretch_width"),
+        message,
+        pn.FlexBox(*views, sizing_mode="stretch_width"),
+        readout,
+        sizing_mode="stretch_width",
+    )

@@ -1,0 +1,1 @@
+"""Build-time helpers for build.py: math typesetting, code snippets, figure slots."""

@@ -1,0 +1,81 @@
+"""Typeset ``$...$`` and ``$$...$$`` in rendered HTML with KaTeX, once, at build time."""
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+KATEX_VERSION = "0.16.22"
+_SCRIPT = Path(__file__).with_name("render_math.js")
+# Text inside these elements is never math (code may contain dollar signs).
+_SKIP = re.compile(r"(<(pre|code|script|style)\b.*?</\2>)", re.S)
+_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\\w$])\$(?=\S)(.+?)(?<=\S)\$(?![\w$])", re.S)
+
+
+def ensure_katex(cache_dir: Path) -> Path:
+    """Unpack the pinned KaTeX npm package into the cache (offline once done); return its dist."""
+    dist = cache_dir / f"katex-{KATEX_VERSION}" / "package" / "dist"
+    if (dist / "katex.min.js").exists():
+        return dist
+    target = dist.parent.parent
+    target.mkdir(parents=True, exist_ok=True)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is needed once to fetch KaTeX (Debian package: npm)")
+    subprocess.run(
+        [npm, "pack", f"katex@{KATEX_VERSION}"], cwd=target, check=True, capture_output=True
+    )
+    shutil.unpack_archive(target / f"katex-{KATEX_VERSION}.tgz", target)
+    return dist
+
+
+def typeset(pages: dict[str, str], katex_dist: Path) -> dict[str, str]:
+    """Replace the math in every page (name -> HTML) with KaTeX markup, in one node call."""
+    found: list[tuple[str, bool]] = []
+
+    def collect(html: str) -> list[str | int]:
+        parts: list[str | int] = []
+        for k, chunk in enumerate(_split(html)):
+            if k % 2:  # a skipped element, kept verbatim
+                parts.append(chunk)
+                continue
+            last = 0
+            for m in _MATH.finditer(chunk):
+                parts.append(chunk[last : m.start()].replace("\\$", "$"))
+                found.append((m.group(1) or m.group(2), m.group(1) is not None))
+                parts.append(len(found) - 1)
+                last = m.end()
+            parts.append(chunk[last:].replace("\\$", "$"))
+        return parts
+
+    split_pages = {name: collect(html) for name, html in pages.items()}
+    rendered = _katex(found, katex_dist) if found else []
+    return {
+        name: "".join(rendered[p] if isinstance(p, int) else p for p in parts)
+        for name, parts in split_pages.items()
+    }
+
+
+def _split(html: str) -> list[str]:
+    """Alternate plain-HTML chunks and skipped elements, in document order."""
+    out, last = [], 0
+    for m in _SKIP.finditer(html):
+        out += [html[last : m.start()], m.group(1)]
+        last = m.end()
+    return [*out, html[last:]]
+
+
+def _katex(items: list[tuple[str, bool]], katex_dist: Path) -> list[str]:
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is needed to typeset math at build time (Debian package: nodejs)")
+    result = subprocess.run(
+        [node, str(_SCRIPT), str(katex_dist / "katex.min.js")],
+        input=json.dumps(items),
+        capture_output=True,
+        text=True,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"KaTeX failed:\n{result.stderr.strip()}")
+    return json.loads(result.stdout)

@@ -1,0 +1,48 @@
+"""Code shown on a page is run at build time; its printed output is shown beneath it."""
+
+import contextlib
+import io
+import textwrap
+
+from markupsafe import Markup, escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import PythonLexer
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+def stylesheet() -> str:
+    """The CSS for highlighted code, generated from Pygments' default theme."""
+    return HtmlFormatter(style="friendly").get_style_defs(".code")
+
+
+def runner():
+    """A function that runs page snippets in one shared namespace, like notebook cells.
+
+    Returns ``run(code) -> Markup``: the highlighted code followed by what it printed.
+    A snippet that raises fails the build, so no page shows code that does not run.
+    """
+    namespace: dict = {"__name__": "__snippet__"}
+
+    def run(code: str) -> Markup:
+        code = textwrap.dedent(code).strip("\n")
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                exec(compile(code, "<page snippet>", "exec"), namespace)
+        except Exception as err:
+            raise RuntimeError(f"a code snippet failed: {err!r}\n{code}") from err
+        html = f'<pre class="code"><code>{highlight(code, PythonLexer(), _FORMATTER)}</code></pre>'
+        printed = out.getvalue().rstrip("\n")
+        if printed:
+            html += f'<pre class="code-output" aria-label="printed output">{escape(printed)}</pre>'
+        return Markup(f'<div class="snippet">{html}</div>')
+
+    return run
+
+
+def source_view(path) -> Markup:
+    """A file's source, highlighted, for a figure's "view source" panel."""
+    code = highlight(path.read_text(), PythonLexer(), _FORMATTER)
+    return Markup(f'<pre class="code"><code>{code}</code></pre>')

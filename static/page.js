@@ -1,0 +1,131 @@
+// The page's side of the live figures. It shows the build-time pre-render at once, starts one
+// Web Worker that runs Pyodide and every figure on the page, swaps in the live document when
+// the worker has built it, and then relays control changes and figure updates both ways.
+(() => {
+  "use strict";
+  const html = document.documentElement;
+  const config = JSON.parse(document.getElementById("page-config").textContent);
+  const banner = document.getElementById("live-status");
+  const figures = [...document.querySelectorAll("figure[data-figure]")];
+
+  let worker = null;
+  let jsdoc = null;
+  let views = [];
+  let busy = false; // a patch is being applied in the worker
+  let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
+  let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
+
+  const setBanner = (text) => {
+    banner.hidden = !text;
+    banner.textContent = text;
+  };
+
+  const setFigureStatus = (state, text) => {
+    html.dataset.figures = state;
+    for (const fig of figures) {
+      const el = fig.querySelector(".fig-status");
+      el.dataset.status = state;
+      el.textContent = text;
+    }
+  };
+
+  // Render a serialized document into fresh holders inside the figure slots.
+  async function embed(data) {
+    const item = { ...data.render_items[0], roots: {} };
+    for (const [figureId, rootId] of Object.entries(data.roots)) {
+      const slot = document.getElementById(`fig-${figureId}`);
+      const holder = document.createElement("div");
+      holder.id = `fig-${figureId}-${rootId}`;
+      slot.replaceChildren(holder);
+      item.roots[rootId] = holder.id;
+    }
+    return Bokeh.embed.embed_items(data.docs_json, [item]);
+  }
+
+  function removeViews() {
+    for (const manager of views) for (const view of manager.roots) view.remove();
+    views = [];
+  }
+
+  function send(events) {
+    busy = true;
+    worker.postMessage({ type: "patch", patch: jsdoc.create_json_patch(events) });
+  }
+
+  function onDocumentChange(event) {
+    if (patching > 0 || event.setter_id === "py") return;
+    if (!busy) return send([event]);
+    if (event.model && event.attr) {
+      queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
+    }
+    queue.push(event);
+  }
+
+  async function goLive(data) {
+    removeViews();
+    views = await embed(data);
+    jsdoc = [...views[0].roots][0].model.document;
+    jsdoc.on_change(onDocumentChange, false);
+    worker.postMessage({ type: "rendered" });
+    setBanner("");
+    setFigureStatus("live", "Live: this figure is computed by numpy in your browser.");
+    performance.mark("figures-live");
+  }
+
+  function fail(reason) {
+    if (worker) worker.terminate();
+    worker = null;
+    setBanner("");
+    setFigureStatus(
+      "failed",
+      `Not live: ${reason}. The figure shows its pre-rendered default numbers, which are correct.`,
+    );
+  }
+
+  async function onMessage({ data: msg }) {
+    if (msg.type === "status") {
+      setBanner(`Loading the live figures, step ${msg.step} of ${msg.of}: ${msg.text}…`);
+    } else if (msg.type === "render") {
+      await goLive(msg.data);
+    } else if (msg.type === "patch") {
+      patching += 1;
+      try {
+        jsdoc.apply_json_patch(msg.patch, msg.buffers);
+      } finally {
+        patching -= 1;
+      }
+    } else if (msg.type === "idle") {
+      if (queue.length) {
+        const events = queue;
+        queue = [];
+        send(events);
+      } else {
+        busy = false;
+      }
+    } else if (msg.type === "error") {
+      fail(msg.text);
+    }
+  }
+
+  function start() {
+    worker = new Worker(`${config.base}static/worker.js`);
+    worker.onmessage = (event) => onMessage(event).catch((err) => fail(String(err)));
+    worker.onerror = (event) => {
+      event.preventDefault();
+      fail(`the Python worker could not run (${event.message || "script failed to load"})`);
+    };
+    worker.postMessage({ type: "start", ...config });
+  }
+
+  async function main() {
+    views = await embed(JSON.parse(document.getElementById("prerender").textContent));
+    html.dataset.figures = "static";
+    performance.mark("prerender-visible");
+    if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") {
+      return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
+    }
+    start();
+  }
+
+  main().catch((err) => fail(String(err)));
+})();

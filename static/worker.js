@@ -1,0 +1,41 @@
+// One Web Worker per page: Pyodide, the page's figures and their callbacks all live here, so
+// the page stays responsive while Python starts and while a figure recomputes.
+importScripts("../runtime/pyodide.js");
+
+let live = null; // the figures.live module, once the figures are built
+
+const post = (msg) => self.postMessage(msg);
+const status = (step, text) => post({ type: "status", step, of: 3, text });
+const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
+
+async function start(config) {
+  status(1, "starting Python (Pyodide)");
+  const pyodide = await loadPyodide({ indexURL: new URL("../runtime/", self.location).href });
+  status(2, "loading numpy, Bokeh, Panel and the figures");
+  const failures = [];
+  await pyodide.loadPackage(config.packages, {
+    messageCallback: () => {},
+    errorCallback: (text) => failures.push(text),
+  });
+  if (failures.length) throw new Error(`a package could not be loaded: ${failures.join("; ")}`);
+  status(3, "building the figures");
+  live = pyodide.pyimport("figures.live");
+  const data = live.start(pyodide.toPy(config.figures), config.distUrl);
+  post({ type: "render", data: JSON.parse(data) });
+}
+
+self.onmessage = ({ data: msg }) => {
+  if (msg.type === "start") {
+    start(msg).catch((err) => post({ type: "error", text: String(err.message || err) }));
+  } else if (msg.type === "rendered") {
+    live.link(sendPatch);
+  } else if (msg.type === "patch") {
+    try {
+      live.apply(msg.patch);
+    } catch (err) {
+      post({ type: "error", text: `a figure update failed: ${err.message || err}` });
+    } finally {
+      post({ type: "idle" });
+    }
+  }
+};
