@@ -20,23 +20,26 @@ from attention._checks import (
 )
 
 
-def scores(X: np.ndarray) -> np.ndarray:
-    """Every token's dot product with every token. X: (T, d) -> (T, T)"""
-    X = check_matrix(X)
-    omega = X @ X.T
+def _finite_scores(omega: np.ndarray) -> np.ndarray:
+    """Refuse scores that overflowed, which softmax would turn into NaN weights."""
     if not np.all(np.isfinite(omega)):
         raise ValueError("scores overflowed float64; the embeddings are too large")
     return omega
+
+
+def scores(X: np.ndarray) -> np.ndarray:
+    """Every token's dot product with every token. X: (T, d) -> (T, T)"""
+    X = check_matrix(X)
+    with np.errstate(over="ignore"):  # reported as a ValueError instead
+        return _finite_scores(X @ X.T)
 
 
 def query_scores(X: np.ndarray, i: int) -> np.ndarray:
     """One query's scores: token i dotted with every token. X: (T, d), i -> (T,)"""
     X = check_matrix(X)
     i = check_index(i, X.shape[0])
-    omega = X @ X[i]
-    if not np.all(np.isfinite(omega)):
-        raise ValueError("scores overflowed float64; the embeddings are too large")
-    return omega
+    with np.errstate(over="ignore"):
+        return _finite_scores(X @ X[i])
 
 
 def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
