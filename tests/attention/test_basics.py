@@ -77,6 +77,17 @@ def test_softmax_journey_weights():
     assert_printed(torch.softmax(torch.tensor(omega_2), dim=0).numpy(), printed)
 
 
+def test_naive_softmax_overflows_where_the_stable_one_does_not():
+    """Post 1 section 04: 'e^1000 overflows to infinity and the quotient of two infinities comes
+    back as NaN'; subtracting the largest score first avoids it."""
+    s = np.array([1000.0, 1000.0, 0.0])
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(s)
+        naive = e / np.sum(e)
+    assert np.isinf(e).any() and np.isnan(naive).any()
+    np.testing.assert_allclose(softmax(s), [0.5, 0.5, 0.0], rtol=0, atol=1e-300)
+
+
 def test_journey_context_vector():
     """3.3 page and post 1 section 03: 'the context vector is [0.4419, 0.6515, 0.5683]'."""
     X = book_inputs()
