@@ -46,9 +46,17 @@ def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
     """Exponentiate and normalise along ``axis``. (..., T) -> (..., T)
 
     The row maximum is subtracted first, so any finite input gives finite weights
-    (exp of the largest entry is exp(0) = 1). Entries equal to -inf get weight 0.
+    (exp of the largest entry is exp(0) = 1). Entries equal to -inf get weight 0 (that is
+    how a causal mask hides the future); NaN, +inf, or a row with nothing but -inf has no
+    meaningful weights and raises ValueError instead of returning NaN.
     """
     scores = np.asarray(scores, dtype=np.float64)
+    if scores.size == 0:
+        raise ValueError("softmax of an empty array")
+    if np.any(np.isnan(scores)) or np.any(scores == np.inf):
+        raise ValueError("scores contain NaN or +inf")
+    if np.any(np.all(scores == -np.inf, axis=axis)):
+        raise ValueError("a row of scores is entirely -inf (every position masked)")
     shifted = scores - np.max(scores, axis=axis, keepdims=True)
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)

@@ -337,3 +337,14 @@ def test_comparisons_check_their_inputs():
 def test_cost_bad_sizes(T, d):
     with pytest.raises(ValueError):
         score_multiplies(T, d)
+
+
+def test_softmax_refuses_rows_it_cannot_normalise():
+    """A NaN score, a +inf score or a fully masked row would give NaN weights."""
+    with pytest.raises(ValueError, match="NaN"):
+        softmax(np.array([1.0, np.nan]))
+    with pytest.raises(ValueError, match=r"\+inf"):
+        softmax(np.array([1.0, np.inf]))
+    with pytest.raises(ValueError, match="entirely -inf"):
+        softmax(np.array([[0.0, -np.inf], [-np.inf, -np.inf]]))
+    assert softmax(np.array([0.0, -np.inf])).tolist() == [1.0, 0.0]
