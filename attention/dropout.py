@@ -1,0 +1,81 @@
+"""Dropout on the attention weights, inverted as every framework does it (section 3.5.2).
+
+During training each weight is kept with probability 1 - p and zeroed otherwise; the kept ones
+are multiplied by 1/(1 - p) so that the expectation survives:
+
+    dropped_ij = b_ij / (1 - p) * weights_ij,  b_ij ~ Bernoulli(1 - p),  E[dropped_ij] = weights_ij
+
+Rows therefore sum to 1 in expectation, not on any single pass, and a causal row with k
+non-zero weights is zeroed entirely with probability p**k: at p = 0.5 the first token's row
+(one weight) dies on half the passes, the second's (two weights) on a quarter.
+Without the factor (``scale=False``) the expectation shrinks to (1 - p) * weights.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from attention._checks import check_array, check_positive_int, check_probability
+
+
+def survivor_scale(p: float) -> float:
+    """The factor 1/(1 - p) applied to kept weights. p in [0, 1) -> float >= 1"""
+    p = check_probability(p)
+    if p == 1.0:
+        raise ValueError("p = 1 drops every weight, so no survivor exists to scale")
+    return 1.0 / (1.0 - p)
+
+
+def dropout(
+    weights: np.ndarray, p: float, rng: np.random.Generator, scale: bool = True
+) -> np.ndarray:
+    """One training pass of dropout. weights: (..., T) any shape -> same shape
+
+    Each entry is kept with probability 1 - p (and divided by 1 - p if ``scale``). p = 1
+    returns zeros without dividing by zero; p = 0 returns the weights unchanged.
+    """
+    weights = check_array(weights, "weights", (1, 2, 3, 4))
+    p = check_probability(p)
+    if p == 1.0:
+        return np.zeros_like(weights)
+    keep = rng.random(weights.shape) >= p  # P(u >= p) = 1 - p for u uniform on [0, 1)
+    dropped = weights * keep
+    return dropped * survivor_scale(p) if scale else dropped
+
+
+def death_probability(weights: np.ndarray, p: float) -> np.ndarray:
+    """Chance that dropout zeroes a whole row: p to the number of its non-zero weights.
+
+    weights: (T, T) -> (T,)
+    """
+    weights = check_array(weights, "weights", 2)
+    p = check_probability(p)
+    return p ** np.count_nonzero(weights, axis=-1).astype(np.float64)
+
+
+class DropoutStats(NamedTuple):
+    """Monte-Carlo summary of n dropout passes over a (T, T) weight matrix."""
+
+    dead_share: np.ndarray  # (T,) fraction of passes in which the row is all zero
+    mean_row_sum: float  # mean over passes and rows of each row's sum; 1 when scaled
+    row_sums: np.ndarray  # (n, T) every pass's row sums
+    mean_weights: np.ndarray  # (T, T) mean over passes; tends to weights when scaled
+
+
+def dropout_stats(
+    weights: np.ndarray, p: float, n_draws: int, rng: np.random.Generator, scale: bool = True
+) -> DropoutStats:
+    """Run ``n_draws`` independent dropout passes at once. weights: (T, T) -> DropoutStats
+
+    Vectorised over the passes: 10,000 passes of a 6 x 6 matrix take a few milliseconds.
+    """
+    weights = check_array(weights, "weights", 2)
+    n_draws = check_positive_int(n_draws, "n_draws")
+    passes = dropout(np.broadcast_to(weights, (n_draws, *weights.shape)), p, rng, scale)
+    row_sums = np.sum(passes, axis=-1)  # (n, T)
+    return DropoutStats(
+        dead_share=np.mean(np.all(passes == 0.0, axis=-1), axis=0),
+        mean_row_sum=float(np.mean(row_sums)),
+        row_sums=row_sums,
+        mean_weights=np.mean(passes, axis=0),
+    )

@@ -1,0 +1,171 @@
+"""dropout: post 2's section 04 ("The row that sums to zero").
+
+Dropout is random, so every check against the post (and against torch, whose stream differs)
+is a statistical bound derived from the binomial or sampling error, not an exact value.
+"""
+
+import math
+import time
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention import dropout as dr
+from attention.fixtures import book_inputs
+from attention.masking import masked_before_softmax
+from attention.torch_rng import weights_section_3_5
+from tests.strategies import ndarrays_of_shape
+
+X = book_inputs()
+W_QUERY, W_KEY, _ = weights_section_3_5()
+CAUSAL = masked_before_softmax((X @ W_QUERY) @ (X @ W_KEY).T, 2)  # the seed-789 causal weights
+
+
+def z_bound(p: float, n: int, z: float = 4.0) -> float:
+    """z standard errors of a proportion p over n draws."""
+    return z * math.sqrt(p * (1 - p) / n)
+
+
+def row_sum_sd(weights: np.ndarray, p: float, n: int, scale: bool) -> float:
+    """Standard error of the mean row sum over n passes and all rows.
+
+    A kept weight is a Bernoulli(1 - p) times a / (1 - p) (scaled) or times a (unscaled), so a
+    row's sum has variance sum_j a_j^2 p / (1 - p), resp. sum_j a_j^2 p (1 - p); rows and
+    passes are independent.
+    """
+    factor = p / (1 - p) if scale else p * (1 - p)
+    per_row = factor * np.sum(weights**2, axis=1)
+    return math.sqrt(np.sum(per_row) / (weights.shape[0] ** 2 * n))
+
+
+def test_rows_die_as_the_post_reports():
+    # Section 04: "Over 20,000 draws here it happens 49.5% of the time, and row 2, with two live
+    # weights, dies on a quarter of them".
+    n = 20_000
+    stats = dr.dropout_stats(CAUSAL, 0.5, n, np.random.default_rng(0))
+    expected = dr.death_probability(CAUSAL, 0.5)
+    assert expected[:2].tolist() == [0.5, 0.25]
+    assert np.all(np.abs(stats.dead_share - expected) < [z_bound(q, n) for q in expected])
+    # the post's 49.5% is itself a plausible 20,000-draw sample of one half
+    assert abs(0.495 - 0.5) < z_bound(0.5, n)
+
+
+@pytest.mark.parametrize(
+    ("scale", "post_value", "expected"), [(True, 0.998, 1.0), (False, 0.499, 0.5)]
+)
+def test_mean_row_sum_with_and_without_the_factor(scale, post_value, expected):
+    # Section 04: "with scaling on, the mean row sum over ten thousand draws walks to 0.998; with
+    # it off, to 0.499."
+    n = 10_000
+    stats = dr.dropout_stats(CAUSAL, 0.5, n, np.random.default_rng(1), scale=scale)
+    sd = row_sum_sd(CAUSAL, 0.5, n, scale)
+    assert abs(stats.mean_row_sum - expected) < 4 * sd
+    assert abs(post_value - expected) < 4 * sd
+    assert stats.row_sums.shape == (n, 6)
+
+
+def test_half_the_weights_go_and_survivors_double():
+    # Section 04: "At a rate of 0.5, half the weights are zeroed and the survivors multiplied by
+    # 1/0.5 = 2."
+    assert dr.survivor_scale(0.5) == 2.0
+    ones = np.ones((200, 200))
+    dropped = dr.dropout(ones, 0.5, np.random.default_rng(2))
+    assert set(np.unique(dropped).tolist()) <= {0.0, 2.0}
+    assert abs(np.mean(dropped == 0.0) - 0.5) < z_bound(0.5, ones.size)
+
+
+def test_first_row_is_the_zero_vector_or_doubled():
+    # "the first token's context vector is the zero vector on half of all training steps"
+    rows = dr.dropout_stats(CAUSAL, 0.5, 1000, np.random.default_rng(3)).row_sums[:, 0]
+    assert set(np.round(rows, 12).tolist()) == {0.0, 2.0}
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    weights=st.integers(1, 5).flatmap(lambda T: ndarrays_of_shape((T, T), 0.0, 1.0)),
+    p=st.floats(0.0, 0.9),
+    seed=st.integers(0, 2**32 - 1),
+    scale=st.booleans(),
+)
+def test_expectation_survives_only_with_the_factor(weights, p, seed, scale):
+    # E[dropped] = weights (scaled) or (1 - p) weights (unscaled); each mean over n passes lies
+    # within 5 standard errors: |a| sqrt(p / (1 - p) / n), resp. |a| sqrt(p (1 - p) / n).
+    n = 4000
+    stats = dr.dropout_stats(weights, p, n, np.random.default_rng(seed), scale=scale)
+    target = weights if scale else (1 - p) * weights
+    factor = p / (1 - p) if scale else p * (1 - p)
+    sd = np.abs(weights) * math.sqrt(factor / n)
+    assert np.all(np.abs(stats.mean_weights - target) <= 5 * sd + 1e-12)
+
+
+def test_torch_follows_the_same_scaling_rule():
+    # torch's dropout draws from its own generator, so compare the rule, not the numbers:
+    # survivors are exactly w / (1 - p), the keep share is 1 - p within binomial error.
+    p, n = 0.3, 100_000
+    torch.manual_seed(0)
+    theirs = torch.nn.functional.dropout(torch.full((n,), 0.7, dtype=torch.float64), p).numpy()
+    ours = dr.dropout(np.full(n, 0.7), p, np.random.default_rng(4))
+    for out in (theirs, ours):
+        kept = out[out != 0.0]
+        assert np.allclose(kept, 0.7 / (1 - p), rtol=1e-15, atol=0)
+        assert abs(kept.size / n - (1 - p)) < z_bound(1 - p, n)
+        assert abs(out.mean() - 0.7) < 4 * 0.7 * math.sqrt(p / (1 - p) / n)
+
+
+def test_torch_dropout_kills_causal_rows_at_the_same_rate():
+    p, n = 0.5, 20_000
+    torch.manual_seed(1)
+    batch = torch.from_numpy(np.broadcast_to(CAUSAL, (n, 6, 6)).copy())
+    theirs = torch.nn.functional.dropout(batch, p).numpy()
+    torch_dead = np.mean(np.all(theirs == 0.0, axis=-1), axis=0)
+    ours = dr.dropout_stats(CAUSAL, p, n, np.random.default_rng(5)).dead_share
+    expected = dr.death_probability(CAUSAL, p)
+    for dead in (torch_dead, ours):
+        assert np.all(np.abs(dead - expected) < [z_bound(q, n) for q in expected])
+
+
+def test_extreme_rates():
+    rng = np.random.default_rng(6)
+    assert np.array_equal(dr.dropout(CAUSAL, 0.0, rng), CAUSAL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no division-by-zero warning either
+        assert np.array_equal(dr.dropout(CAUSAL, 1.0, rng), np.zeros((6, 6)))
+        stats = dr.dropout_stats(CAUSAL, 1.0, 10, rng)
+    assert np.all(stats.dead_share == 1.0) and stats.mean_row_sum == 0.0
+
+
+def test_dropout_is_seeded():
+    a = dr.dropout(CAUSAL, 0.5, np.random.default_rng(7))
+    b = dr.dropout(CAUSAL, 0.5, np.random.default_rng(7))
+    assert np.array_equal(a, b)
+
+
+def test_ten_thousand_passes_are_fast():
+    best = math.inf
+    for _ in range(5):
+        start = time.perf_counter()
+        dr.dropout_stats(CAUSAL, 0.5, 10_000, np.random.default_rng(8))
+        best = min(best, time.perf_counter() - start)
+    assert best < 0.05
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.5, math.nan, math.inf, "0.5", True])
+def test_bad_rates_raise(p):
+    with pytest.raises(ValueError, match="p must"):
+        dr.dropout(CAUSAL, p, np.random.default_rng(0))
+
+
+def test_bad_input_raises():
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="NaN"):
+        dr.dropout(np.array([0.5, np.nan]), 0.5, rng)
+    with pytest.raises(ValueError, match="n_draws"):
+        dr.dropout_stats(CAUSAL, 0.5, 0, rng)
+    with pytest.raises(ValueError, match="2-D"):
+        dr.dropout_stats(np.ones(3), 0.5, 10, rng)
+    with pytest.raises(ValueError, match="no survivor"):
+        dr.survivor_scale(1.0)
