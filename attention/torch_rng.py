@@ -116,6 +116,18 @@ def linear_weight(generator: np.random.MT19937, d_in: int, d_out: int) -> np.nda
     return uniform(generator, (d_out, d_in), -bound, bound)
 
 
+def linear_bias(generator: np.random.MT19937, d_in: int, d_out: int) -> np.ndarray:
+    """The initial ``bias`` of ``nn.Linear(d_in, d_out)``, drawn right after its weight. -> (d_out,)
+
+    torch draws it uniform in [-1/sqrt(d_in), 1/sqrt(d_in)), the bound computed directly in
+    double precision this time (not through the kaiming gain).
+    """
+    if isinstance(d_in, bool) or not isinstance(d_in, int | np.integer) or d_in < 1:
+        raise ValueError(f"d_in must be a positive int, got {d_in!r}")
+    bound = 1 / math.sqrt(d_in)
+    return uniform(generator, (d_out,), -bound, bound)
+
+
 def weights_section_3_4() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Section 3.4's ``W_query, W_key, W_value``: seed 123, ``torch.rand(3, 2)`` three times.
 

@@ -69,6 +69,18 @@ def test_linear_weight_is_bit_identical_to_nn_linear(seed, d_in, d_out):
     assert np.array_equal(ours.astype(np.float32).view(np.uint32), expected.view(np.uint32))
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize(("d_in", "d_out"), [(2, 2), (3, 2), (768, 64), (1, 5)])
+def test_linear_with_bias_is_bit_identical_to_nn_linear(seed, d_in, d_out):
+    torch.manual_seed(seed)
+    layer = torch.nn.Linear(d_in, d_out)
+    after = torch.rand(3).numpy()  # the stream continues in step afterwards
+    generator = torch_rng.stream(seed)
+    assert np.array_equal(torch_rng.linear_weight(generator, d_in, d_out), layer.weight.detach())
+    assert np.array_equal(torch_rng.linear_bias(generator, d_in, d_out), layer.bias.detach())
+    assert np.array_equal(torch_rng.rand(generator, 3), after)
+
+
 def test_fused_multiply_add_matters_for_the_book_weights():
     # The note: with two roundings (multiply, then add, in float32) some seed-789 values differ
     # by one float32 step; our single rounding must agree with torch on all 18.
@@ -143,5 +155,7 @@ def test_bad_arguments_raise():
         torch_rng.uniform(generator, 2, 0.0, math.nan)
     with pytest.raises(ValueError, match="fan_in"):
         torch_rng.linear_weight(generator, 0, 2)
+    with pytest.raises(ValueError, match="d_in"):
+        torch_rng.linear_bias(generator, 0, 2)
     with pytest.raises(ValueError, match="n must"):
         torch_rng.mt19937_draws(generator, -3)
