@@ -173,3 +173,38 @@ def winning_margin(weights: np.ndarray) -> np.ndarray:
         raise ValueError("need at least two columns to have a margin")
     top_two = np.sort(w, axis=-1)[:, -2:]
     return top_two[:, 1] - top_two[:, 0]
+
+
+def attends_to_itself(weights: np.ndarray) -> np.ndarray:
+    """Whether each row's largest weight sits on its own token. (T, T) -> (T,) bool"""
+    w = check_array(weights, "weights", 2)
+    if w.shape[0] != w.shape[1]:
+        raise ValueError(f"weights must be square, got shape {w.shape}")
+    return largest_per_row(w) == np.arange(w.shape[0])
+
+
+def rows_won_by(weights: np.ndarray, j: int) -> int:
+    """In how many rows column j holds the largest weight. (T_q, T), j -> int"""
+    w = check_array(weights, "weights", 2)
+    j = check_index(j, w.shape[1], "j")
+    return int(np.sum(largest_per_row(w) == j))
+
+
+def plane_coordinates(points: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Points placed in the plane where X spreads most (its two principal directions).
+
+    points: (n, d), X: (T, d) with d >= 2 -> (n, 2). The plane passes through the mean of X;
+    each axis is signed so that its largest component is positive, so the picture is stable.
+    A drawing aid: distances within the plane are true distances only for points in it.
+    """
+    X = check_matrix(X)
+    P = check_matrix(points, "points")
+    if X.shape[1] < 2:
+        raise ValueError(f"need at least 2 features for a plane, got {X.shape[1]}")
+    if P.shape[1] != X.shape[1]:
+        raise ValueError(f"points have {P.shape[1]} features but X has {X.shape[1]}")
+    centre = X.mean(axis=0)
+    _, _, Vt = np.linalg.svd(X - centre, full_matrices=False)  # rows: directions of spread
+    axes = Vt[:2] if Vt.shape[0] >= 2 else np.eye(X.shape[1])[:2]
+    signs = np.sign(axes[np.arange(2), np.argmax(np.abs(axes), axis=1)])
+    return (P - centre) @ (axes * signs[:, None]).T

@@ -169,3 +169,42 @@ def score_dot_products(T: int) -> int:
 def score_multiplies(T: int, d: int) -> int:
     """Multiplications in one score matrix: T^2 dot products of d terms. -> T^2 d (exact int)"""
     return score_dot_products(T) * check_positive_int(d, "d")
+
+
+def contributions(weights: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """Each token's share of one context vector: row j is weight_j * x_j. (T,), (T, d) -> (T, d)
+
+    The rows add up to ``context(weights, X)``; a figure stacks them to show the average forming.
+    """
+    X = check_matrix(X)
+    w = check_array(weights, "weights", 1)
+    if w.shape[0] != X.shape[0]:
+        raise ValueError(f"weights have {w.shape[0]} entries but X has {X.shape[0]} tokens")
+    return w[:, None] * X
+
+
+def improper_weights(weights: np.ndarray) -> np.ndarray:
+    """Which weights no probability could be: below 0 or above 1. (..., T) -> (..., T) bool
+
+    Dividing by the sum can produce both (section 04); softmax never does.
+    """
+    w = check_array(weights, "weights", (1, 2))
+    return (w < 0.0) | (w > 1.0)
+
+
+def filled_difference(partial: np.ndarray, full: np.ndarray) -> float:
+    """Largest |partial - full| over the cells ``partial`` has filled (non-NaN). (T, T) x2 -> float
+
+    Compares a half-run loop grid with the matmul grid; a grid with nothing filled yet has no
+    difference to report and raises.
+    """
+    p = check_array(partial, "partial", 2, finite=False)
+    f = check_array(full, "full", 2)
+    if p.shape != f.shape:
+        raise ValueError(f"shapes differ: {p.shape} and {f.shape}")
+    filled = ~np.isnan(p)
+    if not filled.any():
+        raise ValueError("no cell is filled yet, so there is nothing to compare")
+    if not np.all(np.isfinite(p[filled])):
+        raise ValueError("partial contains infinity")
+    return float(np.max(np.abs(p[filled] - f[filled])))

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from attention.analysis import (
+    attends_to_itself,
     context_shift,
     cosine_scores,
     dynamic_range,
@@ -17,6 +18,8 @@ from attention.analysis import (
     nearest_input,
     norms,
     pairwise_distances,
+    plane_coordinates,
+    rows_won_by,
     runner_up_per_row,
     scale_token,
     spread_ratio,
@@ -277,3 +280,53 @@ def test_shape_errors():
 def test_scale_token_bad_input(i, factor):
     with pytest.raises(ValueError):
         scale_token(book_inputs(), i, factor)
+
+
+# --- helpers the figures draw from ----------------------------------------------------------
+
+
+def test_attends_to_itself_under_cosine_not_under_dot(book):
+    """'cosine makes every token attend hardest to itself'; with dot products only Your and
+    journey do (journey because it is the longest vector, not because it is itself)."""
+    X, _, alpha, _ = book
+    assert attends_to_itself(softmax(cosine_scores(X))).all()
+    np.testing.assert_array_equal(np.flatnonzero(attends_to_itself(alpha)), [YOUR, JOURNEY])
+    with pytest.raises(ValueError, match="square"):
+        attends_to_itself(np.full((2, 3), 1 / 3))
+
+
+def test_rows_won_by_the_scaled_token():
+    """'scale it by three, and its column becomes the largest weight in all six rows'."""
+    X = book_inputs()
+    assert rows_won_by(attend(X)[1], WITH) == 0
+    assert rows_won_by(attend(scale_token(X, WITH, 3.0))[1], WITH) == 6
+    assert rows_won_by(attend(X)[1], JOURNEY) + rows_won_by(attend(X)[1], STARTS) == 5
+    with pytest.raises(ValueError):
+        rows_won_by(attend(X)[1], 6)
+
+
+def test_plane_coordinates_keep_distances_within_the_plane(book):
+    """A drawing aid: in-plane distances are exact for points of the plane, shorter otherwise."""
+    X, _, _, Z = book
+    P = plane_coordinates(X, X)
+    assert P.shape == (6, 2)
+    np.testing.assert_allclose(P.mean(axis=0), 0.0, atol=1e-15)
+    flat = plane_coordinates(X.mean(axis=0, keepdims=True), X)
+    np.testing.assert_allclose(flat, 0.0, atol=1e-15)  # the flat context sits at the origin
+    D_plane = pairwise_distances(plane_coordinates(Z, X))
+    assert np.all(D_plane <= pairwise_distances(Z) + 1e-15)
+    # a point in the plane keeps its distances exactly
+    in_plane = X.mean(axis=0) + 0.3 * (X[1] - X.mean(axis=0))
+    assert (
+        np.linalg.norm(plane_coordinates(in_plane[None], X))
+        <= 0.3 * norms((X[1] - X.mean(axis=0))[None])[0] + 1e-15
+    )
+    np.testing.assert_array_equal(plane_coordinates(X, X), P)  # deterministic
+
+
+def test_plane_coordinates_bad_input():
+    X = book_inputs()
+    with pytest.raises(ValueError, match="features"):
+        plane_coordinates(np.ones((2, 2)), X)
+    with pytest.raises(ValueError, match="2 features"):
+        plane_coordinates(X[:, :1], X[:, :1])

@@ -10,7 +10,10 @@ import torch
 from attention.basics import (
     attend,
     context,
+    contributions,
     dot_terms,
+    filled_difference,
+    improper_weights,
     loop_scores,
     loop_scores_steps,
     matmul_scores,
@@ -23,7 +26,7 @@ from attention.basics import (
     sum_normalise,
     symmetry_error,
 )
-from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, book_inputs
+from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, book_inputs, preset_inputs, preset_query
 
 JOURNEY = 1
 
@@ -348,3 +351,53 @@ def test_softmax_refuses_rows_it_cannot_normalise():
     with pytest.raises(ValueError, match="entirely -inf"):
         softmax(np.array([[0.0, -np.inf], [-np.inf, -np.inf]]))
     assert softmax(np.array([0.0, -np.inf])).tolist() == [1.0, 0.0]
+
+
+# --- helpers the figures draw from ----------------------------------------------------------
+
+
+def test_contributions_add_up_to_the_context_vector():
+    """Post 1 section 03: the context vector is the weighted sum, one term per token."""
+    X = book_inputs()
+    w = softmax(query_scores(X, JOURNEY))
+    parts = contributions(w, X)
+    assert parts.shape == (6, 3)
+    np.testing.assert_array_equal(parts[2], w[2] * X[2])
+    np.testing.assert_allclose(parts.sum(axis=0), context(w, X), rtol=0, atol=1e-15)
+    assert_printed(parts.sum(axis=0), [0.4419, 0.6515, 0.5683])
+
+
+def test_contributions_check_shapes():
+    with pytest.raises(ValueError, match="entries"):
+        contributions(np.full(5, 0.2), book_inputs())
+    with pytest.raises(ValueError):
+        contributions(np.full((6, 6), 1 / 6), book_inputs())
+
+
+def test_improper_weights_flags_what_sum_normalising_produces():
+    """Post 1 section 04: divide-by-sum hands out a negative weight and a weight of 90."""
+    S = scores(preset_inputs("negative"))
+    w = sum_normalise(S[preset_query("negative")])
+    np.testing.assert_array_equal(improper_weights(w), w < 0)
+    assert improper_weights(w).sum() == 1
+    near = sum_normalise(scores(preset_inputs("near-zero"))[preset_query("near-zero")])
+    assert improper_weights(near).all()  # 90 on itself, large negatives on the rest
+    assert not improper_weights(softmax(S)).any()
+    assert improper_weights(np.array([0.0, 1.0])).tolist() == [False, False]
+
+
+def test_filled_difference_compares_only_the_filled_cells():
+    """Post 1 section 05: the loop's cells equal the matmul's, to float64 rounding."""
+    X = book_inputs()
+    full = matmul_scores(X)
+    for k in (1, 7, 36):
+        assert filled_difference(loop_scores(X, k), full) <= 4 * np.finfo(np.float64).eps
+    bumped = loop_scores(X, 2)
+    bumped[0, 1] += 0.5
+    assert filled_difference(bumped, full) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="nothing to compare"):
+        filled_difference(loop_scores(X, 0), full)
+    with pytest.raises(ValueError, match="shapes"):
+        filled_difference(loop_scores(X, 3), full[:5])
+    with pytest.raises(ValueError, match="infinity"):
+        filled_difference(np.full((6, 6), np.inf), full)
