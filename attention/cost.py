@@ -1,0 +1,71 @@
+"""What n squared costs: memory and time of the full score matrix (post 2, section 06).
+
+A product of an (n, d_in) and a (d_in, d_k) matrix is n * d_k dot products of length d_in, so
+its cost is the three sizes multiplied. The projections are therefore linear in n, while
+Q K^T, (n, d_k)(d_k, n), and the weighted sum A V are quadratic: one head materialises n * n
+scores. Batches and heads multiply the bill linearly; the causal mask discards just under
+half of it, which leaves it O(n^2).
+"""
+
+import math
+
+from attention._checks import check_positive_int
+
+GIB = 2**30
+
+
+def matmul_multiplies(rows: int, inner: int, cols: int) -> int:
+    """Scalar multiplications in a (rows, inner) @ (inner, cols) product: rows * inner * cols."""
+    sizes = ((rows, "rows"), (inner, "inner"), (cols, "cols"))
+    rows, inner, cols = (check_positive_int(v, name) for v, name in sizes)
+    return rows * inner * cols
+
+
+def attention_multiplies(n: int, d_in: int, d_k: int, d_v: int) -> dict[str, int]:
+    """Multiplications of one head, step by step. -> {step: count}, exact ints
+
+    Q, K: n d_in d_k each; V: n d_in d_v; scores Q K^T: n^2 d_k; context A V: n^2 d_v.
+    """
+    return {
+        "queries": matmul_multiplies(n, d_in, d_k),
+        "keys": matmul_multiplies(n, d_in, d_k),
+        "values": matmul_multiplies(n, d_in, d_v),
+        "scores": matmul_multiplies(n, d_k, n),
+        "context": matmul_multiplies(n, n, d_v),
+    }
+
+
+def score_matrix_bytes(n: int, bytes_per_score: int = 2, heads: int = 1) -> int:
+    """Memory for the full n x n score matrices of ``heads`` heads. -> exact int bytes
+
+    Two bytes a score (16-bit floats) by default: 1024 tokens give 2 MiB for one head.
+    """
+    n = check_positive_int(n, "n")
+    bytes_per_score = check_positive_int(bytes_per_score, "bytes_per_score")
+    heads = check_positive_int(heads, "heads")
+    return n * n * bytes_per_score * heads
+
+
+def cards_needed(n_bytes: int, card_gib: int = 80) -> tuple[float, int]:
+    """How many cards of ``card_gib`` GiB the bytes fill. -> (exact ratio, whole cards to buy)
+
+    The second number rounds up: a fraction of a card cannot be bought.
+    """
+    n_bytes = check_positive_int(n_bytes, "n_bytes")
+    card_bytes = check_positive_int(card_gib, "card_gib") * GIB
+    return n_bytes / card_bytes, -(-n_bytes // card_bytes)
+
+
+def scaled_time(n: int, ref_tokens: int = 1024, ref_seconds: float = 0.1) -> tuple[float, float]:
+    """Time per token at n tokens, scaled quadratically from ref_seconds at ref_tokens.
+
+    -> (seconds, hours) = ref_seconds * (n / ref_tokens)^2 and the same in hours
+    """
+    n = check_positive_int(n, "n")
+    ref_tokens = check_positive_int(ref_tokens, "ref_tokens")
+    if isinstance(ref_seconds, bool) or not isinstance(ref_seconds, int | float):
+        raise ValueError(f"ref_seconds must be a number, got {ref_seconds!r}")
+    if not (math.isfinite(ref_seconds) and ref_seconds > 0):
+        raise ValueError(f"ref_seconds must be positive and finite, got {ref_seconds}")
+    seconds = ref_seconds * (n * n) / (ref_tokens * ref_tokens)  # exact ints until the division
+    return seconds, seconds / 3600
