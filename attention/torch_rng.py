@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from attention._checks import check_positive_int
+
 _MANTISSA_MASK = np.uint64(0xFFFFFF)  # float32 carries 24 significant bits
 _SEED_LIMIT = 2**32
 
@@ -99,8 +101,7 @@ def kaiming_bound(fan_in: int) -> float:
     gain / sqrt(fan_in), bound = sqrt(3) * std in double precision; reproduce those steps so
     the double (later rounded to float32) is the same one torch computes.
     """
-    if isinstance(fan_in, bool) or not isinstance(fan_in, int | np.integer) or fan_in < 1:
-        raise ValueError(f"fan_in must be a positive int, got {fan_in!r}")
+    fan_in = check_positive_int(fan_in, "fan_in")
     a = math.sqrt(5.0)
     gain = math.sqrt(2.0 / (1 + a**2))
     return math.sqrt(3.0) * (gain / math.sqrt(fan_in))
@@ -122,8 +123,7 @@ def linear_bias(generator: np.random.MT19937, d_in: int, d_out: int) -> np.ndarr
     torch draws it uniform in [-1/sqrt(d_in), 1/sqrt(d_in)), the bound computed directly in
     double precision this time (not through the kaiming gain).
     """
-    if isinstance(d_in, bool) or not isinstance(d_in, int | np.integer) or d_in < 1:
-        raise ValueError(f"d_in must be a positive int, got {d_in!r}")
+    d_in = check_positive_int(d_in, "d_in")
     bound = 1 / math.sqrt(d_in)
     return uniform(generator, (d_out,), -bound, bound)
 
