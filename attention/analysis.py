@@ -208,3 +208,9 @@ def plane_coordinates(points: np.ndarray, X: np.ndarray) -> np.ndarray:
     axes = Vt[:2] if Vt.shape[0] >= 2 else np.eye(X.shape[1])[:2]
     signs = np.sign(axes[np.arange(2), np.argmax(np.abs(axes), axis=1)])
     return (P - centre) @ (axes * signs[:, None]).T
+
+
+def mean_entropy_bits(weights: np.ndarray) -> float:
+    """Average row entropy in bits: how decided a weight matrix is overall. (T, T) -> float"""
+    h = entropy_bits(check_array(weights, "weights", 2))
+    return float(np.mean(h))

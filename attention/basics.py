@@ -208,3 +208,12 @@ def filled_difference(partial: np.ndarray, full: np.ndarray) -> float:
     if not np.all(np.isfinite(p[filled])):
         raise ValueError("partial contains infinity")
     return float(np.max(np.abs(p[filled] - f[filled])))
+
+
+def row_sums(a: np.ndarray) -> np.ndarray | float:
+    """Sum along the last axis: the divide-by-sum denominator, or a check that weights total 1.
+
+    (T,) -> float; (T_q, T) -> (T_q,)
+    """
+    s = np.sum(check_array(a, "a", (1, 2)), axis=-1)
+    return float(s) if s.ndim == 0 else s

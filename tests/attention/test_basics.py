@@ -19,6 +19,7 @@ from attention.basics import (
     matmul_scores,
     max_abs_difference,
     query_scores,
+    row_sums,
     score_dot_products,
     score_multiplies,
     scores,
@@ -401,3 +402,15 @@ def test_filled_difference_compares_only_the_filled_cells():
         filled_difference(loop_scores(X, 3), full[:5])
     with pytest.raises(ValueError, match="infinity"):
         filled_difference(np.full((6, 6), np.inf), full)
+
+
+def test_row_sums_give_the_denominator_and_the_total():
+    """Post 1 section 04: 'Divide by the row sum of 3.7978 ... still sums to 1.000'."""
+    S = scores(preset_inputs("negative"))
+    q = preset_query("negative")
+    assert_printed(row_sums(S[q]), 3.7978)
+    assert_printed(row_sums(sum_normalise(S[q])), 1.0, decimals=12)
+    np.testing.assert_allclose(row_sums(S), S.sum(axis=1))
+    assert_printed(row_sums(scores(preset_inputs("near-zero"))[preset_query("near-zero")]), 0.01)
+    with pytest.raises(ValueError):
+        row_sums(np.ones((2, 2, 2)))
