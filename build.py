@@ -105,6 +105,15 @@ def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -
     return html.replace("</body>", scripts + "</body>")
 
 
+def environment(templates: Path) -> jinja2.Environment:
+    """Jinja, strict: a variable a template names but nobody provides fails the build."""
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(templates),
+        undefined=jinja2.StrictUndefined,
+        autoescape=True,
+    )
+
+
 def build(out: Path, base: str = "/", cache: Path | None = None) -> None:
     """Render every page into ``out`` from scratch."""
     if not (base.startswith("/") and base.endswith("/")):
@@ -115,11 +124,7 @@ def build(out: Path, base: str = "/", cache: Path | None = None) -> None:
     packages = install_runtime(out, cache)
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(ROOT / "templates"),
-        undefined=jinja2.StrictUndefined,
-        autoescape=True,
-    )
+    env = environment(ROOT / "templates")
     html = {}
     for page in pages.all_pages():
         log("page", page.SLUG or "(index)")
