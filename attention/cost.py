@@ -12,6 +12,14 @@ import math
 from attention._checks import check_positive_int
 
 GIB = 2**30
+TIB = 2**40
+
+# The section's worked example: GPT-4.1's context window, an 80 GiB card (an H100), and a
+# reference speed of 0.1 s per token at a 1,024-token context.
+GPT41_CONTEXT = 1_047_576
+CARD_GIB = 80
+REF_TOKENS = 1024
+REF_SECONDS = 0.1
 
 
 def matmul_multiplies(rows: int, inner: int, cols: int) -> int:
@@ -46,7 +54,7 @@ def score_matrix_bytes(n: int, bytes_per_score: int = 2, heads: int = 1) -> int:
     return n * n * bytes_per_score * heads
 
 
-def cards_needed(n_bytes: int, card_gib: int = 80) -> tuple[float, int]:
+def cards_needed(n_bytes: int, card_gib: int = CARD_GIB) -> tuple[float, int]:
     """How many cards of ``card_gib`` GiB the bytes fill. -> (exact ratio, whole cards to buy)
 
     The second number rounds up: a fraction of a card cannot be bought.
@@ -56,7 +64,9 @@ def cards_needed(n_bytes: int, card_gib: int = 80) -> tuple[float, int]:
     return n_bytes / card_bytes, -(-n_bytes // card_bytes)
 
 
-def scaled_time(n: int, ref_tokens: int = 1024, ref_seconds: float = 0.1) -> tuple[float, float]:
+def scaled_time(
+    n: int, ref_tokens: int = REF_TOKENS, ref_seconds: float = REF_SECONDS
+) -> tuple[float, float]:
     """Time per token at n tokens, scaled quadratically from ref_seconds at ref_tokens.
 
     -> (seconds, hours) = ref_seconds * (n / ref_tokens)^2 and the same in hours
@@ -69,3 +79,30 @@ def scaled_time(n: int, ref_tokens: int = 1024, ref_seconds: float = 0.1) -> tup
         raise ValueError(f"ref_seconds must be positive and finite, got {ref_seconds}")
     seconds = ref_seconds * (n * n) / (ref_tokens * ref_tokens)  # exact ints until the division
     return seconds, seconds / 3600
+
+
+def rounded_ratio_time(
+    n: int, ref_tokens: int = REF_TOKENS, ref_seconds: float = REF_SECONDS, to: int = 1000
+) -> tuple[int, float, float]:
+    """The back-of-envelope version: the length ratio n / ref_tokens rounded to a multiple of
+    ``to`` before squaring. -> (rounded ratio, seconds, hours)
+
+    GPT-4.1's 1,047,576 tokens over 1,024 is 1,023.02, which rounds to 1,000: 0.1 s x 1000^2
+    = 100,000 s, about 28 hours, against 29.07 unrounded.
+    """
+    n = check_positive_int(n, "n")
+    ref_tokens = check_positive_int(ref_tokens, "ref_tokens")
+    to = check_positive_int(to, "to")
+    ratio = max(to, round(n / ref_tokens / to) * to)  # never round down to nothing
+    seconds, hours = scaled_time(ratio, 1, ref_seconds)
+    return ratio, seconds, hours
+
+
+def feed_forward_params(d_model: int, d_hidden: int) -> int:
+    """Parameters of a transformer block's feed-forward: two linear layers with biases.
+
+    (d_model -> d_hidden -> d_model) -> d_model d_hidden + d_hidden + d_hidden d_model + d_model
+    """
+    d_model = check_positive_int(d_model, "d_model")
+    d_hidden = check_positive_int(d_hidden, "d_hidden")
+    return 2 * d_model * d_hidden + d_hidden + d_model

@@ -17,6 +17,9 @@ import numpy as np
 
 from attention._checks import check_array, check_positive_int, check_probability
 
+BOOK_RATE = 0.5  # the book's demonstration rate
+GPT_RATES = (0.1, 0.2)  # what real GPT training runs use
+
 
 def survivor_scale(p: float) -> float:
     """The factor 1/(1 - p) applied to kept weights. p in [0, 1) -> float >= 1"""

@@ -29,6 +29,16 @@ from attention.masking import masked_before_softmax
 
 Stage = tuple[str, np.ndarray]
 
+# The configurations the section names: the book's toy (a batch of two copies of the six
+# tokens, d_out = 2 split over 2 heads), GPT-2 small (768 wide, 12 heads, a feed-forward
+# four times as wide), and the largest GPT-3 (96 layers of 96 heads).
+BOOK_BATCH = 2
+BOOK_HEADS = 2
+GPT2_HEADS = 12
+GPT2_FF_MULTIPLE = 4
+GPT3_LAYERS = 96
+GPT3_HEADS = 96
+
 
 def head_dim(d_out: int, num_heads: int) -> int:
     """Columns per head, d_out / num_heads; ValueError unless it is a whole number. -> int"""

@@ -132,6 +132,21 @@ def efficient_stages(scores: np.ndarray, d_k: int) -> list[tuple[str, np.ndarray
     ]
 
 
+def zero_mask_stages(scores: np.ndarray, d_k: int) -> list[tuple[str, np.ndarray]]:
+    """The efficient route with the wrong fill: 0 instead of -inf. (T, T) -> [(name, (T, T))]
+
+    Same steps and names as ``efficient_stages``; the last stage is ``zero_mask_weights``.
+    """
+    scores = _check_scores(scores)
+    future = ~causal_mask(scores.shape[-1])
+    return [
+        ("scores", scores),
+        ("future mask", future.astype(np.float64)),
+        ("masked scores", np.where(future, 0.0, scores)),
+        ("weights", zero_mask_weights(scores, d_k)),
+    ]
+
+
 def mask_difference(scores: np.ndarray, d_k: int) -> np.ndarray:
     """Naive minus efficient weights, the figure's difference grid: rounding noise only.
 
@@ -147,6 +162,14 @@ def zero_mask_weights(scores: np.ndarray, d_k: int) -> np.ndarray:
     """
     scores = _check_scores(scores)
     return softmax(_scale(np.where(causal_mask(scores.shape[-1]), scores, 0.0), d_k))
+
+
+def zero_mask_difference(scores: np.ndarray, d_k: int) -> np.ndarray:
+    """Naive (correct) weights minus the zero-filled route's: the leak, cell by cell.
+
+    scores: (..., T, T) -> (..., T, T); negative above the diagonal, where the future took weight.
+    """
+    return masked_after_softmax(scores, d_k) - zero_mask_weights(scores, d_k)
 
 
 def leaked_weight(weights: np.ndarray) -> np.ndarray:

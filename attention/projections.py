@@ -127,3 +127,21 @@ def score_row_sums(scores: np.ndarray) -> np.ndarray:
     scores: (T, T) -> (T,)
     """
     return np.sum(check_matrix(scores, "scores"), axis=1)
+
+
+def asymmetry(M: np.ndarray) -> np.ndarray:
+    """M - M^T: entry (i, j) is how much more i gives j than j gives i. (T, T) -> (T, T)"""
+    M = check_matrix(M, "M")
+    if M.shape[0] != M.shape[1]:
+        raise ValueError(f"M must be square, got shape {M.shape}")
+    return M - M.T
+
+
+def most_asymmetric_pair(M: np.ndarray) -> tuple[int, int]:
+    """The pair (i, j), i < j, with the largest |M_ij - M_ji|; the first such pair on ties.
+
+    M: (T, T) -> (i, j); (0, 0) when M is symmetric (a 1 x 1 matrix included): no pair differs.
+    """
+    gap = np.abs(np.triu(asymmetry(M), k=1))
+    i, j = np.unravel_index(np.argmax(gap), gap.shape)
+    return int(i), int(j)

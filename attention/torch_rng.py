@@ -28,6 +28,12 @@ from attention._checks import check_positive_int
 _MANTISSA_MASK = np.uint64(0xFFFFFF)  # float32 carries 24 significant bits
 _SEED_LIMIT = 2**32
 
+# The book's two weight sets: the seed set before each, and the (d_in, d_out) of every matrix.
+SEED_3_4 = 123  # section 3.4: three torch.rand(3, 2)
+SEED_3_5 = 789  # section 3.5 onwards: SelfAttention_v2(3, 2), three nn.Linear(3, 2, bias=False)
+BOOK_D_IN = 3
+BOOK_D_OUT = 2
+
 
 def stream(seed: int) -> np.random.MT19937:
     """A fresh MT19937 in the state ``torch.manual_seed(seed)`` leaves behind.
@@ -133,10 +139,11 @@ def weights_section_3_4() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     -> three (d_in, d_out) = (3, 2) arrays, used as ``X @ W``.
     """
-    generator = stream(123)
-    W_query = rand(generator, (3, 2))
-    W_key = rand(generator, (3, 2))
-    W_value = rand(generator, (3, 2))
+    generator = stream(SEED_3_4)
+    shape = (BOOK_D_IN, BOOK_D_OUT)
+    W_query = rand(generator, shape)
+    W_key = rand(generator, shape)
+    W_value = rand(generator, shape)
     return W_query, W_key, W_value
 
 
@@ -145,8 +152,8 @@ def weights_section_3_5() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
     -> three (d_in, d_out) = (3, 2) arrays, the transposes of the (2, 3) nn.Linear weights.
     """
-    generator = stream(789)
-    W_query = linear_weight(generator, 3, 2).T
-    W_key = linear_weight(generator, 3, 2).T
-    W_value = linear_weight(generator, 3, 2).T
+    generator = stream(SEED_3_5)
+    W_query = linear_weight(generator, BOOK_D_IN, BOOK_D_OUT).T
+    W_key = linear_weight(generator, BOOK_D_IN, BOOK_D_OUT).T
+    W_value = linear_weight(generator, BOOK_D_IN, BOOK_D_OUT).T
     return W_query, W_key, W_value

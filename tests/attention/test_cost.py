@@ -89,3 +89,30 @@ def test_other_bad_input_raises():
         cost.scaled_time(10, ref_seconds=math.nan)
     with pytest.raises(ValueError, match="ref_tokens"):
         cost.scaled_time(10, ref_tokens=0)
+
+
+def test_worked_example_constants_give_the_sections_numbers():
+    # Section 06's example: GPT-4.1's 1,047,576 tokens, 80 GiB cards, 0.1 s at 1,024 tokens.
+    assert cost.GPT41_CONTEXT == GPT41_WINDOW
+    ratio, cards = cost.cards_needed(cost.score_matrix_bytes(cost.GPT41_CONTEXT))
+    assert (round(ratio, 2), cards) == (25.55, 26)
+    assert round(cost.scaled_time(cost.GPT41_CONTEXT)[0]) == 104_658
+
+
+def test_rounded_ratio_time_is_the_back_of_envelope_28_hours():
+    # Section 06: "rounds the length ratio to a clean thousand, and gets about 28 hours".
+    ratio, seconds, hours = cost.rounded_ratio_time(cost.GPT41_CONTEXT)
+    assert ratio == 1000
+    assert seconds == pytest.approx(100_000.0)
+    assert round(hours) == 28
+    assert cost.rounded_ratio_time(1)[0] == 1000  # never rounds to a zero-length ratio
+    with pytest.raises(ValueError, match="to must"):
+        cost.rounded_ratio_time(10, to=0)
+
+
+def test_gpt2_block_parameter_counts():
+    # Section 07: "one block spends 2,360,064 parameters on attention and 4,722,432 on the
+    # feed-forward after it" (GPT-2 small, d = 768, hidden 4 x 768).
+    assert cost.feed_forward_params(768, 4 * 768) == 4_722_432
+    with pytest.raises(ValueError, match="d_hidden"):
+        cost.feed_forward_params(768, 0)

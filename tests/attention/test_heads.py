@@ -251,3 +251,12 @@ def test_bad_input_raises():
         hd.multihead_split(np.full((2, 3), np.nan), W, W, W, 2)
     with pytest.raises(ValueError, match="T"):
         hd.shape_trace(1, 0, 3, 4, 2)
+
+
+def test_named_configurations():
+    # Section 05/07: GPT-2 small is 768 wide with 12 heads (head_dim 64), and its attention
+    # block has 2,360,064 parameters: q, k, v without bias plus out_proj with bias.
+    assert hd.head_dim(GPT2_EMBED, hd.GPT2_HEADS) == 64
+    counts = hd.param_counts(GPT2_EMBED, GPT2_EMBED, hd.GPT2_HEADS)
+    assert counts.split + counts.out_proj == 2_360_064
+    assert hd.head_dim(2, hd.BOOK_HEADS) == 1  # the book's degenerate toy

@@ -191,3 +191,24 @@ def test_bad_input_raises():
         mk.leaked_weight(np.ones((2, 3)))
     with pytest.raises(ValueError, match="empty"):
         mk.zero_mask_weights(np.zeros((0, 0)), 1)
+
+
+def test_zero_mask_stages_mirror_the_efficient_route():
+    # Section 03's switch: the same steps as the efficient route, with 0 where -inf belongs.
+    zero = mk.zero_mask_stages(SCORES, D_K)
+    efficient = mk.efficient_stages(SCORES, D_K)
+    assert [name for name, _ in zero] == [name for name, _ in efficient]
+    future = ~mk.causal_mask(6)
+    assert np.all(zero[2][1][future] == 0.0)
+    assert np.array_equal(zero[2][1][~future], SCORES[~future])
+    assert np.array_equal(zero[-1][1], mk.zero_mask_weights(SCORES, D_K))
+
+
+def test_zero_mask_difference_is_the_leak():
+    # Naive minus zero-filled: above the diagonal it is minus what leaked, row by row.
+    difference = mk.zero_mask_difference(SCORES, D_K)
+    future = ~mk.causal_mask(6)
+    leaked = mk.leaked_weight(mk.zero_mask_weights(SCORES, D_K))
+    assert np.allclose(-np.sum(difference * future, axis=1), leaked, rtol=0, atol=1e-15)
+    assert round(-np.sum(difference[0, 1:]), 4) == 0.8029
+    assert np.allclose(np.sum(difference, axis=1), 0.0, atol=1e-15)  # both sets of rows sum to 1

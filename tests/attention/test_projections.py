@@ -11,7 +11,7 @@ from attention.basics import softmax, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from attention.torch_rng import weights_section_3_4, weights_section_3_5
 from tests.attention.torch_reference import SelfAttention_v1, SelfAttention_v2, run, set_qkv, tensor
-from tests.strategies import arrays_DO, arrays_TD, ndarrays_of_shape
+from tests.strategies import arrays_DO, arrays_TD, arrays_TT, ndarrays_of_shape
 
 X = book_inputs()
 JOURNEY, STARTS = TOKENS.index("journey"), TOKENS.index("starts")
@@ -184,3 +184,31 @@ def test_bad_input_raises():
         pj.project(np.ones((0, 3)), W)
     with pytest.raises(ValueError, match="overflowed"):
         pj.self_attention(np.full((2, 3), 1e200), W, W, W)
+
+
+# --- asymmetry, for the three-modes figure -----------------------------------------------------
+
+
+def test_most_asymmetric_weight_pair_is_journey_and_one():
+    # The note: with no matrices the 0.0634 maximum sits at the journey/one pair.
+    W_query, W_key, _ = weights_section_3_4()
+    weights = pj.mode_weights(X, "none", W_query, W_key)
+    i, j = pj.most_asymmetric_pair(weights)
+    assert (TOKENS[i], TOKENS[j]) == ("journey", "one")
+    assert abs(pj.asymmetry(weights)[i, j]) == symmetry_error(weights)
+
+
+@settings(max_examples=50, deadline=None)
+@given(arrays_TT(min_T=1, max_T=7))
+def test_asymmetry_is_antisymmetric_and_its_peak_is_the_symmetry_error(M):
+    gap = pj.asymmetry(M)
+    assert np.array_equal(gap, -gap.T)
+    i, j = pj.most_asymmetric_pair(M)
+    assert i <= j
+    assert abs(gap[i, j]) == symmetry_error(M)
+
+
+def test_asymmetry_refuses_a_non_square_matrix():
+    with pytest.raises(ValueError, match="square"):
+        pj.asymmetry(np.ones((2, 3)))
+    assert pj.most_asymmetric_pair(np.ones((1, 1))) == (0, 0)

@@ -159,3 +159,13 @@ def test_bad_arguments_raise():
         torch_rng.linear_bias(generator, 0, 2)
     with pytest.raises(ValueError, match="n must"):
         torch_rng.mt19937_draws(generator, -3)
+
+
+def test_named_seeds_are_the_books():
+    # Section 3.4 sets seed 123 before torch.rand(3, 2); section 3.5 seed 789 before
+    # SelfAttention_v2(3, 2).
+    assert (torch_rng.SEED_3_4, torch_rng.SEED_3_5) == (123, 789)
+    assert (torch_rng.BOOK_D_IN, torch_rng.BOOK_D_OUT) == (3, 2)
+    generator = torch_rng.stream(123)
+    first = torch_rng.rand(generator, (3, 2))
+    assert np.array_equal(torch_rng.weights_section_3_4()[0], first)
