@@ -10,6 +10,7 @@ from types import ModuleType
 
 # Figure id -> module. Modules are imported on demand so a page loads only its own figures.
 REGISTRY: dict[str, str] = {
+    "depth": "figures.depth",
     "three-steps": "figures.three_steps",
 }
 

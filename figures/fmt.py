@@ -34,3 +34,23 @@ def sci(x: float, digits: int = 1) -> str:
 def percent(x: float, digits: int = 1) -> str:
     """A fraction as a percentage: 0.073 -> ``7.3%``."""
     return f"{100 * float(x):.{digits}f}%"
+
+
+def power_of_ten(exponent: float, digits: int = 1, value: float | None = None) -> str:
+    """10 ** exponent in the style of ``sci``, from the exponent, so it cannot underflow.
+
+    -60.206 -> ``6.2e-61`` (what ``sci(0.25 ** 100)`` prints); -2048.0 -> ``1.0e-2048``.
+    Pass the computed ``value`` too and it is printed exactly when float64 holds it, so a
+    tie such as 0.125 rounds as ``sci`` rounds it.
+    """
+    if value is not None and float(value) >= np.finfo(np.float64).tiny:
+        return sci(value, digits)
+    e = float(exponent)
+    if not np.isfinite(e):
+        return num(e)
+    k = int(np.floor(e))
+    mantissa = f"{10 ** (e - k):.{digits}f}"
+    if float(mantissa) >= 10.0:  # 9.96 rounds up to 10.0: carry into the exponent
+        k += 1
+        mantissa = f"{10 ** (e - k):.{digits}f}"
+    return f"{mantissa}e{'+' if k >= 0 else '-'}{abs(k)}"

@@ -1,47 +1,101 @@
-"""Three steps, one word: scores, then weights, then the context vector, for one query."""
+"""Three steps, one word: scores, then weights, then the context vector, for one query.
+
+The three panels share one data source with a row per token, so they are linked views: a
+token has the same colour in each, and tapping it in any panel picks it out in all three. The
+third panel stacks each token's share (weight x embedding) of the context vector.
+"""
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource
-from bokeh.plotting import figure
+from bokeh.models import ColumnDataSource, HoverTool, Span
 
-from attention.basics import context, query_scores, softmax
+from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
+from figures.fmt import num, vec
 from figures.frame import (
     ACCENT,
     INK,
-    PLOT_STYLE,
     VISUALLY_HIDDEN_LABEL,
     frame,
     message_html,
     pane,
     readout_html,
 )
+from figures.plots import TOKEN_COLORS, bar_chart, note, plot, stack_bounds
 
 ID = "three-steps"
 TITLE = "Three steps, one word"
 CAPTION = (
     "Pick a query token and edit any of the eighteen embedding numbers: the scores, the "
-    "weights and the context vector recompute. Try making one token's numbers large and "
-    "watch it take weight from every other token."
+    "weights and the context vector recompute. Tap a bar to follow one token through all "
+    "three panels, and try making one token's numbers large to watch it take weight from "
+    "every other token."
 )
 DIMS = ("x₁", "x₂", "x₃")
 
 
-def _bars(title: str, labels: list[str], y_label: str) -> tuple[figure, ColumnDataSource]:
-    n = len(labels)
-    source = ColumnDataSource({"label": labels, "value": [0.0] * n, "color": [INK] * n})
-    plot = figure(title=title, x_range=labels, height=220, y_axis_label=y_label, **PLOT_STYLE)
-    plot.vbar(x="label", top="value", width=0.7, color="color", source=source)
-    plot.xgrid.visible = False
-    return plot, source
+def _token_rows(s, w, parts, i) -> dict:
+    """The shared source's columns: one row per token, read by all three panels."""
+    bottom, top = stack_bounds(parts)
+    n = len(TOKENS)
+    data = {
+        "label": list(TOKENS),
+        "score": s.tolist(),
+        "weight": w.tolist(),
+        "color": list(TOKEN_COLORS),
+        "edge": [ACCENT if j == i else "#ffffff" for j in range(n)],
+        "edge_width": [3.0 if j == i else 1.0 for j in range(n)],
+    }
+    for k, dim in enumerate(DIMS):
+        data[f"dim{k}"] = [dim] * n
+        data[f"part{k}"] = parts[:, k].tolist()
+        data[f"bottom{k}"] = bottom[:, k].tolist()
+        data[f"top{k}"] = top[:, k].tolist()
+    return data
+
+
+def _context_plot(tokens: ColumnDataSource, totals: ColumnDataSource):
+    """Each context coordinate as a stack of the tokens' shares, with the total marked."""
+    p = plot("3 · context z = Σ α x (stacked by token)", x_range=list(DIMS), tools="tap")
+    for k in range(len(DIMS)):
+        seg = p.vbar(
+            x=f"dim{k}",
+            bottom=f"bottom{k}",
+            top=f"top{k}",
+            width=0.6,
+            fill_color="color",
+            line_color="#ffffff",
+            nonselection_fill_alpha=0.25,
+            source=tokens,
+        )
+        p.add_tools(
+            HoverTool(
+                renderers=[seg], tooltips=[("token", "@label"), ("α x", f"@part{k}{{0.0000}}")]
+            )
+        )
+    p.scatter(x="dim", y="z", marker="dash", size=46, line_width=3, color=INK, source=totals)
+    p.text(
+        x="dim",
+        y="z",
+        text="text",
+        text_align="center",
+        text_baseline="bottom",
+        y_offset=-6,
+        text_font_size="11px",
+        text_color=INK,
+        source=totals,
+    )
+    p.add_layout(Span(location=0, dimension="width", line_color="#cbd5e1"))
+    p.xgrid.visible = False
+    p.y_range.range_padding = 0.15  # room for the totals' labels
+    p.yaxis.axis_label = "value"
+    return p
 
 
 def view() -> pn.viewable.Viewable:
-    """The figure: query picker, 6x3 embedding grid, three linked bar charts."""
+    """The figure: query picker, 6x3 embedding grid, three linked panels."""
     X0 = book_inputs()
-    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1])
+    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1], width=160)
     cells = [
         [
             pn.widgets.FloatInput(
@@ -55,14 +109,40 @@ def view() -> pn.viewable.Viewable:
         ]
         for i in range(len(TOKENS))
     ]
+    swatch = '<span style="color:{}">■</span> {}'
     grid = pn.GridBox(
-        *[item for i, row in enumerate(cells) for item in (pn.pane.HTML(TOKENS[i]), *row)],
+        *[
+            item
+            for i, row in enumerate(cells)
+            for item in (pn.pane.HTML(swatch.format(TOKEN_COLORS[i], TOKENS[i]), width=72), *row)
+        ],
         ncols=4,
     )
-    score_plot, scores_src = _bars("1 · scores ω", list(TOKENS), "dot product")
-    weight_plot, weights_src = _bars("2 · weights α (softmax)", list(TOKENS), "weight")
-    context_plot, context_src = _bars("3 · context vector z", list(DIMS), "value")
+    zeros = np.zeros((len(TOKENS), len(DIMS)))
+    tokens = ColumnDataSource(_token_rows(zeros[:, 0], zeros[:, 0], zeros, 1))
+    totals = ColumnDataSource({"dim": list(DIMS), "z": [0.0] * 3, "text": [""] * 3})
+    score_plot = bar_chart(
+        "1 · scores ω = x_query · x_j",
+        tokens,
+        TOKENS,
+        "score",
+        "dot product",
+        tooltips=[("token", "@label"), ("ω", "@score{0.0000}"), ("α", "@weight{0.0000}")],
+    )
+    weight_plot = bar_chart(
+        "2 · weights α = softmax(ω)",
+        tokens,
+        TOKENS,
+        "weight",
+        "weight",
+        tooltips=[("token", "@label"), ("α", "@weight{0.0000}")],
+    )
+    context_plot = _context_plot(tokens, totals)
     readout, message = pane(), pane()
+    hint = note(
+        "Colours match across the panels; the query has an orange outline. "
+        "<b>Tap a bar</b> to pick out that token everywhere (tap empty space to clear)."
+    )
 
     def update(*_events) -> None:
         values = [[cell.value for cell in row] for row in cells]
@@ -75,14 +155,13 @@ def view() -> pn.viewable.Viewable:
             s = query_scores(X, i)
             w = softmax(s)
             z = context(w, X)
+            parts = contributions(w, X)
         except ValueError as err:
             message.object = message_html(str(err))
             return
         message.object = ""
-        colors = [ACCENT if j == i else INK for j in range(len(TOKENS))]
-        scores_src.data = {"label": list(TOKENS), "value": s.tolist(), "color": colors}
-        weights_src.data = {"label": list(TOKENS), "value": w.tolist(), "color": colors}
-        context_src.data = {"label": list(DIMS), "value": z.tolist(), "color": [ACCENT] * 3}
+        tokens.data = _token_rows(s, w, parts, i)
+        totals.data = {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]}
         readout.object = readout_html(
             [
                 ("scores", f"ω for {query.value}", vec(s)),
@@ -94,4 +173,6 @@ def view() -> pn.viewable.Viewable:
     for widget in [query, *[c for row in cells for c in row]]:
         widget.param.watch(update, "value")
     update()
-    return frame([query, grid], [score_plot, weight_plot, context_plot], readout, message)
+    return frame(
+        [query, grid], [score_plot, weight_plot, context_plot], readout, pn.Column(message, hint)
+    )

@@ -1,0 +1,130 @@
+"""How far a gradient walks back along the sequence: recurrence against attention.
+
+Two of the numbers are exact counts (layers x T, and layers); the third is a factor the reader
+sets, raised to the power T. The figure labels which is which.
+"""
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
+
+from attention.depth import attention_depth, decay, log10_decay, recurrent_depth, sigmoid_slope
+from attention.fixtures import GPT2_CONTEXT
+from figures.fmt import integer, num, power_of_ten
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.plots import integer_ticker, note, plot
+
+ID = "depth"
+TITLE = "How far back the gradient walks"
+CAPTION = (
+    "Set the sequence length, the number of layers and a per-step factor. Try T = 100 with "
+    "five layers, then drag T up: the recurrent path grows with it, the attention path does "
+    "not, and the factor to the power T falls off the bottom of float64."
+)
+MAX_T = GPT2_CONTEXT  # up to the context length of the smallest GPT-2
+MAX_LAYERS = 48
+
+
+def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
+    p = plot("Layers the gradient crosses, last token back to the first", height=260)
+    p.x_range = Range1d(0, MAX_T)
+    p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
+    p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
+    p.scatter(x="T", y="depth", source=here, size=9, color="color")
+    p.text(
+        x="T",
+        y="depth",
+        text="text",
+        source=here,
+        x_offset=8,
+        text_baseline="middle",
+        text_font_size="11px",
+    )
+    p.legend.location = "top_left"
+    p.xaxis.axis_label = "sequence length T"
+    p.yaxis.axis_label = "layers crossed (a count)"
+    return p
+
+
+def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
+    p = plot("Your factor to the power T (log scale)", height=260)
+    p.x_range = Range1d(0, MAX_T)
+    p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
+    p.scatter(x="T", y="log10", source=here, size=9, color=ACCENT)
+    p.text(
+        x="T",
+        y="log10",
+        text="text",
+        source=here,
+        x_offset=8,
+        text_baseline="middle",
+        text_font_size="11px",
+    )
+    p.yaxis.ticker = integer_ticker()
+    p.yaxis.formatter = PrintfTickFormatter(format="1e%d")
+    p.xaxis.axis_label = "sequence length T"
+    p.yaxis.axis_label = "factor^T"
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: three sliders, the two depths against T, and factor^T on a log axis."""
+    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=100)
+    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=5)
+    factor = pn.widgets.FloatSlider(
+        name="Factor per step", start=0.01, end=1.0, step=0.01, value=sigmoid_slope(0.0)
+    )
+    lines = ColumnDataSource({"T": [], "recurrent": [], "attention": []})
+    depth_here = ColumnDataSource({"T": [], "depth": [], "text": [], "color": []})
+    ends = np.array([1, MAX_T])
+    curve = ColumnDataSource({"T": np.arange(1, MAX_T + 1), "log10": np.zeros(MAX_T)})
+    decay_here = ColumnDataSource({"T": [], "log10": [], "text": []})
+    depth_plot = _depth_plot(lines, depth_here)
+    decay_plot = _decay_plot(curve, decay_here)
+    readout, message = pane(), pane()
+    legend = note(
+        "<b>Counts</b> (exact integers, nothing measured): the recurrent path is layers × T, "
+        "the attention path is layers. <b>Your number</b>: the factor you set, raised to the "
+        f"power T. A sigmoid's slope is at most {num(sigmoid_slope(0.0), 2)}, its default."
+    )
+
+    def update(*_events) -> None:
+        try:
+            rec, att = recurrent_depth(layers.value, T.value), attention_depth(layers.value)
+            rec_line = [recurrent_depth(layers.value, int(t)) for t in ends]
+            log_curve = log10_decay(factor.value, np.arange(1, MAX_T + 1))
+            log_here = log10_decay(factor.value, T.value)
+            value = decay(factor.value, T.value)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        powered = power_of_ten(log_here, value=value)
+        if value == 0.0:
+            message.object = message_html(
+                f"{num(factor.value, 2)}^{T.value} is below the smallest float64 and rounds "
+                "to 0; it is printed here from its logarithm.",
+                kind="info",
+            )
+        else:
+            message.object = ""
+        lines.data = {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]}
+        depth_here.data = {
+            "T": [T.value, T.value],
+            "depth": [rec, att],
+            "text": [integer(rec), integer(att)],
+            "color": [ACCENT, INK],
+        }
+        curve.data = {"T": np.arange(1, MAX_T + 1), "log10": log_curve}
+        decay_here.data = {"T": [T.value], "log10": [log_here], "text": [powered]}
+        readout.object = readout_html(
+            [
+                ("recurrent", "recurrent path: layers × T (count)", integer(rec)),
+                ("attention", "attention path: layers (count)", integer(att)),
+                ("decay", f"your factor ^ T: {num(factor.value, 2)}^{T.value}", powered),
+            ]
+        )
+
+    for widget in (T, layers, factor):
+        widget.param.watch(update, "value")
+    update()
+    return frame([T, layers, factor], [depth_plot, decay_plot], readout, pn.Column(message, legend))

@@ -1,0 +1,198 @@
+"""Plot builders several figures share: bar charts, a labelled heatmap, notes, stacking.
+
+Each builder makes a Bokeh figure once and returns it with the ColumnDataSource the figure's
+update function refills. Nothing here computes attention; that all comes from ``attention/``.
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+import panel as pn
+from bokeh.models import (
+    BasicTicker,
+    ColumnDataSource,
+    FixedTicker,
+    HoverTool,
+    LinearColorMapper,
+    Range1d,
+)
+from bokeh.palettes import Oranges256
+from bokeh.plotting import figure
+
+from figures.frame import INK, PANE_CSS, PLOT_STYLE
+
+# One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
+TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
+FLAG = "#b91c1c"  # a weight no probability could be
+HEAT = tuple(reversed(Oranges256))  # light for small values, dark for large
+EMPTY = "#f1f5f9"  # a cell not computed yet
+MIN_PLOT_WIDTH = 260  # narrower than this, the plots wrap onto their own rows
+
+NOTE_CSS = """
+.fig-note { margin: 0.25rem 0; font: 0.8rem/1.45 system-ui, sans-serif; color: #475569; }
+.fig-note b { color: #1f2937; }
+"""
+
+
+def note(html: str = "") -> pn.pane.HTML:
+    """A standing explanation on the figure (not a warning: the probe's messages ignore it)."""
+    return pn.pane.HTML(
+        f'<p class="fig-note">{html}</p>' if html else "",
+        sizing_mode="stretch_width",
+        margin=(0, 8),
+        stylesheets=[PANE_CSS, NOTE_CSS],
+    )
+
+
+def plot(title: str, height: int = 240, **kwargs) -> figure:
+    """An empty figure in the site's style: no toolbar, no drag, wraps on a phone."""
+    kwargs.setdefault("tools", "")
+    p = figure(
+        title=title,
+        height=height,
+        min_width=MIN_PLOT_WIDTH,
+        styles={"flex": f"1 1 {MIN_PLOT_WIDTH + 20}px"},  # side by side when there is room
+        **PLOT_STYLE,
+        **kwargs,
+    )
+    p.title.text_font_size = "12px"
+    p.title.text_color = INK
+    p.outline_line_color = None
+    return p
+
+
+def bar_chart(
+    title: str,
+    source: ColumnDataSource,
+    labels: Sequence[str],
+    value: str,
+    y_label: str,
+    color: str = "color",
+    tooltips: list[tuple[str, str]] | None = None,
+    height: int = 240,
+) -> figure:
+    """Vertical bars of column ``value`` over categorical ``labels``, coloured by ``color``.
+
+    Bars are tappable: with a source shared between charts, tapping one token selects it in
+    all of them (Bokeh links selections through the source, in the browser alone).
+    """
+    p = plot(title, height, x_range=list(labels), tools="tap")
+    bars = p.vbar(
+        x="label",
+        top=value,
+        width=0.7,
+        fill_color=color,
+        line_color="edge",
+        line_width="edge_width",
+        nonselection_fill_alpha=0.25,
+        nonselection_line_alpha=0.25,
+        source=source,
+    )
+    p.xgrid.visible = False
+    p.yaxis.axis_label = y_label
+    p.add_tools(HoverTool(renderers=[bars], tooltips=tooltips or [(value, f"@{value}{{0.0000}}")]))
+    return p
+
+
+def heatmap(
+    title: str, rows: Sequence[str], cols: Sequence[str], height: int = 300
+) -> tuple[figure, ColumnDataSource, LinearColorMapper]:
+    """A grid of labelled cells, row 0 at the top. Fill the source with ``heatmap_data``.
+
+    Cells sit on numeric coordinates (column j spans [j, j+1]) so that annotations such as a
+    highlighted column can be placed with plain numbers; the ticks carry the token names.
+    """
+    n_rows, n_cols = len(rows), len(cols)
+    mapper = LinearColorMapper(palette=list(HEAT), low=0.0, high=1.0, nan_color=EMPTY)
+    source = ColumnDataSource(
+        heatmap_data(np.full((n_rows, n_cols), np.nan), [""] * n_rows * n_cols)
+    )
+    p = plot(
+        title,
+        height,
+        x_range=Range1d(0, n_cols),
+        y_range=Range1d(0, n_rows),
+        x_axis_location="above",
+    )
+    p.rect(
+        x="x",
+        y="y",
+        width=1,
+        height=1,
+        fill_color={"field": "value", "transform": mapper},
+        line_color="edge",
+        line_width="edge_width",
+        source=source,
+    )
+    p.text(
+        x="x",
+        y="y",
+        text="text",
+        text_color="text_color",
+        text_font_style="font_style",
+        text_align="center",
+        text_baseline="middle",
+        text_font_size="11px",
+        source=source,
+    )
+    centres = [k + 0.5 for k in range(max(n_rows, n_cols))]
+    p.xaxis.ticker = FixedTicker(ticks=centres[:n_cols])
+    p.xaxis.major_label_overrides = {c: name for c, name in zip(centres, cols, strict=False)}
+    p.yaxis.ticker = FixedTicker(ticks=centres[:n_rows])
+    p.yaxis.major_label_overrides = {n_rows - 0.5 - i: name for i, name in enumerate(rows)}
+    p.grid.visible = False
+    p.axis.axis_line_color = None
+    p.axis.major_tick_line_color = None
+    return p, source, mapper
+
+
+def heatmap_data(
+    values: np.ndarray,
+    text: Sequence[str],
+    edge: Sequence[str] | None = None,
+    edge_width: Sequence[float] | None = None,
+    bold: Sequence[bool] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> dict:
+    """The source columns for a (rows, cols) grid of ``values``, row-major like ``text``.
+
+    NaN cells are drawn blank. ``low``/``high`` are the colour scale's ends, used here only to
+    choose white text on the darker half of the scale.
+    """
+    n_rows, n_cols = values.shape
+    flat = values.ravel()
+    finite = flat[np.isfinite(flat)]
+    lo = low if low is not None else (float(finite.min()) if finite.size else 0.0)
+    hi = high if high is not None else (float(finite.max()) if finite.size else 1.0)
+    span = hi - lo if hi > lo else 1.0
+    dark = np.isfinite(flat) & ((flat - lo) / span > 0.55)
+    n = n_rows * n_cols
+    return {
+        "x": [j + 0.5 for _ in range(n_rows) for j in range(n_cols)],
+        "y": [n_rows - 0.5 - i for i in range(n_rows) for _ in range(n_cols)],
+        "value": flat.tolist(),
+        "text": list(text),
+        "text_color": ["#ffffff" if d else INK for d in dark],
+        "font_style": ["bold" if b else "normal" for b in (bold or [False] * n)],
+        "edge": list(edge or ["#ffffff"] * n),
+        "edge_width": list(edge_width or [1.0] * n),
+    }
+
+
+def stack_bounds(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each part's bar segment starts and ends when parts are stacked column by column.
+
+    parts: (n, k) -> bottom (n, k), top (n, k). Positive parts stack upward from 0 and negative
+    parts downward, so segments never overlap and the two stacks' ends add up to the total.
+    """
+    pos = np.where(parts > 0.0, parts, 0.0)
+    neg = np.where(parts < 0.0, parts, 0.0)
+    pos_top, neg_top = np.cumsum(pos, axis=0), np.cumsum(neg, axis=0)
+    top = np.where(parts >= 0.0, pos_top, neg_top)
+    return top - parts, top
+
+
+def integer_ticker() -> BasicTicker:
+    """Ticks on whole numbers only (for an axis of exponents)."""
+    return BasicTicker(min_interval=1, desired_num_ticks=6)

@@ -1,0 +1,100 @@
+"""The depth figure in CPython: the book's example, every slider at its ends and at random."""
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
+from figures import depth
+from figures.fmt import integer, power_of_ten, sci
+from tests.figures.probe import messages, readouts, widgets
+
+CONTROLS = ("Sequence length T", "Layers", "Factor per step")
+
+
+def set_controls(view, T, layers, factor):
+    controls = widgets(view)
+    controls["Sequence length T"].value = T
+    controls["Layers"].value = layers
+    controls["Factor per step"].value = factor
+
+
+def expected(T, layers, factor) -> dict:
+    value = decay(factor, T)
+    return {
+        "recurrent": integer(recurrent_depth(layers, T)),
+        "attention": integer(attention_depth(layers)),
+        "decay": power_of_ten(log10_decay(factor, T), value=value),
+    }
+
+
+def test_default_is_five_layers_a_hundred_steps():
+    """Post 1 section 01: 'At five layers and a hundred steps the comparison is 500 against 5';
+    the factor starts at the sigmoid's largest slope, 0.25."""
+    view = depth.view()
+    assert readouts(view) == {"recurrent": "500", "attention": "5", "decay": "6.2e-61"}
+    assert widgets(view)["Factor per step"].value == 0.25
+    assert messages(view) == []
+
+
+def test_the_figure_says_which_numbers_are_counts():
+    view = depth.view()
+    text = " ".join(str(p.object) for p in view.select(depth.pn.pane.HTML))
+    assert "Counts" in text and "Your number" in text
+    assert "(count)" in text
+
+
+@pytest.mark.parametrize("T", [1, depth.MAX_T])
+@pytest.mark.parametrize("layers", [1, depth.MAX_LAYERS])
+@pytest.mark.parametrize("factor", [0.01, 1.0])
+def test_every_extreme(T, layers, factor):
+    view = depth.view()
+    set_controls(view, T, layers, factor)
+    assert readouts(view) == expected(T, layers, factor)
+    underflow = decay(factor, T) == 0.0
+    assert bool(messages(view)) == underflow
+
+
+def test_underflow_is_explained_and_still_printed():
+    """0.01 to the power 1,024 is 1e-2048: not a float64, so it is printed from its logarithm."""
+    view = depth.view()
+    set_controls(view, depth.MAX_T, 5, 0.01)
+    assert readouts(view)["decay"] == "1.0e-2048"
+    assert "smallest float64" in messages(view)[0]
+    set_controls(view, 100, 5, 0.25)
+    assert messages(view) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    T=st.integers(1, depth.MAX_T),
+    layers=st.integers(1, depth.MAX_LAYERS),
+    factor=st.integers(1, 100).map(lambda k: k / 100),
+)
+def test_random_settings_give_the_cores_numbers(T, layers, factor):
+    view = depth.view()
+    set_controls(view, T, layers, factor)
+    assert readouts(view) == expected(T, layers, factor)
+
+
+def test_the_sliders_are_the_three_controls():
+    assert set(widgets(depth.view())) == set(CONTROLS)
+
+
+# --- the formatting helper the figure adds to figures/fmt.py --------------------------------
+
+
+@pytest.mark.parametrize(("factor", "T"), [(0.25, 100), (0.5, 3), (0.99, 1), (1.0, 7), (0.3, 40)])
+def test_power_of_ten_prints_what_sci_prints(factor, T):
+    """Where float64 holds factor^T, both routes print the same digits (ties included)."""
+    assert power_of_ten(log10_decay(factor, T), value=decay(factor, T)) == sci(factor**T)
+
+
+def test_power_of_ten_beyond_float64():
+    assert power_of_ten(-2048.0) == "1.0e-2048"
+    assert power_of_ten(1024 * math.log10(0.25)) == "3.1e-617"
+    assert power_of_ten(-0.0004) == "1.0e+0"  # 9.99e-1 rounds up: carried, not "10.0e-1"
+    assert power_of_ten(3.0) == "1.0e+3"
+    assert power_of_ten(-math.inf) == "−∞"
