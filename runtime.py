@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
@@ -869,12 +870,21 @@ def trimmed_lock(official_info: dict, entries: dict) -> dict:
     return {"info": dict(official_info), "packages": dict(sorted(entries.items()))}
 
 
-def install(cache_dir: Path, dest: Path, extra_wheels: list[Path], log: Log = print) -> list[str]:
+def install(
+    cache_dir: Path,
+    dest: Path,
+    extra_wheels: list[Path],
+    precompile: bool = False,
+    log: Log = print,
+) -> list[str]:
     """Copy the runtime pages use into ``dest`` (site/runtime/) with a trimmed lock.
 
     ``extra_wheels`` are the project's own pure wheels; they join the lock with computed
     sha256, imports and depends. Stale top-level files in ``dest`` from an earlier install
-    are removed. Returns the package names a page passes to ``pyodide.loadPackage``.
+    are removed. With ``precompile``, the pure wheels also carry CPython 3.12 bytecode
+    (sources kept), which makes imports in the browser faster at the cost of bytes; without
+    a CPython 3.12 they ship as sources only. Returns the package names a page passes to
+    ``pyodide.loadPackage``.
     """
     cache_dir, dest = Path(cache_dir), Path(dest)
     manifest = load_manifest(cache_dir)
@@ -893,6 +903,18 @@ def install(cache_dir: Path, dest: Path, extra_wheels: list[Path], log: Log = pr
         entries[key] = entry
         sources[path.name] = path
 
+    with tempfile.TemporaryDirectory(prefix="runtime-pyc-") as scratch:
+        if precompile:
+            precompile_entries(cache_dir, entries, sources, Path(scratch), log)
+        written = _install_files(cache_dir, manifest, entries, sources, dest)
+    log(f"runtime: installed {len(entries)} packages into {dest} ({_size_line(dest, written)})")
+    return sorted(entries)
+
+
+def _install_files(
+    cache_dir: Path, manifest: dict, entries: dict, sources: dict[str, Path], dest: Path
+) -> set[str]:
+    """Write the core, the wheels and the trimmed lock into ``dest``; drop stale files."""
     dest.mkdir(parents=True, exist_ok=True)
     written = set()
     for name in PYODIDE_CORE_FILES:
@@ -908,8 +930,7 @@ def install(cache_dir: Path, dest: Path, extra_wheels: list[Path], log: Log = pr
     for stale in dest.iterdir():
         if stale.is_file() and stale.name not in written:
             stale.unlink()
-    log(f"runtime: installed {len(entries)} packages into {dest} ({_size_line(dest, written)})")
-    return sorted(entries)
+    return written
 
 
 def _size_line(dest: Path, names: Iterable[str]) -> str:
@@ -939,3 +960,99 @@ def install_browser_assets(cache_dir: Path, dest: Path) -> list[str]:
         (Path(dest) / rel).parent.mkdir(parents=True, exist_ok=True)
         _copy_verified(src, Path(dest) / rel, manifest["files"][f"{ASSETS}/{rel}"])
     return sorted(manifest["assets"])
+
+
+# --------------------------------------------------------------------------- bytecode
+
+# importlib.util.MAGIC_NUMBER of Pyodide 0.27.7's CPython 3.12.7 (the same for every 3.12).
+PYODIDE_PYC_MAGIC = "cb0d0d0a"
+# Where Pyodide installs wheels: tracebacks from the bytecode name the files there.
+PYODIDE_SITE_PACKAGES = "/lib/python3.12/site-packages"
+PYTHON312_PROBE = (
+    "import sys, importlib.util; "
+    "print(sys.version_info[:2] == (3, 12) and sys.version_info.releaselevel == 'final', "
+    "importlib.util.MAGIC_NUMBER.hex())"
+)
+
+
+def python312_candidates() -> list[str]:
+    """Interpreters that may be CPython 3.12: python3.12 on PATH, then pyenv's 3.12.x."""
+    found = [p for p in [shutil.which("python3.12")] if p]
+    pyenv = shutil.which("pyenv")
+    if pyenv:
+        done = subprocess.run([pyenv, "root"], capture_output=True, text=True, check=False)
+        root = Path(done.stdout.strip()) if done.returncode == 0 else None
+        if root is not None:
+            found += [str(p) for p in sorted(root.glob("versions/3.12*/bin/python3.12"))[::-1]]
+    return found
+
+
+def find_python312() -> str | None:
+    """A CPython 3.12 whose bytecode Pyodide 0.27.7 accepts, or None."""
+    for candidate in python312_candidates():
+        done = subprocess.run(
+            [candidate, "-c", PYTHON312_PROBE], capture_output=True, text=True, check=False
+        )
+        if done.returncode == 0 and done.stdout.split() == ["True", PYODIDE_PYC_MAGIC]:
+            return candidate
+    return None
+
+
+def precompile_wheel(src: Path, dst: Path, python: str) -> Path:
+    """Copy of wheel ``src`` with ``__pycache__`` bytecode beside each module (sources kept).
+
+    Unchecked-hash pycs are used as they are, whatever the files' mtimes after unpacking.
+    """
+    with tempfile.TemporaryDirectory(prefix="runtime-compile-") as tmp:
+        tree = Path(tmp)
+        with zipfile.ZipFile(src) as archive:
+            archive.extractall(tree)
+        options = ["-q", "-j", "0", "--invalidation-mode", "unchecked-hash"]
+        paths = ["-s", str(tree), "-p", PYODIDE_SITE_PACKAGES, str(tree)]
+        cmd = [python, "-m", "compileall", *options, *paths]
+        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"compiling {src.name} failed:\n{done.stdout}{done.stderr}")
+        files = {
+            path.relative_to(tree).as_posix(): path.read_bytes()
+            for path in sorted(tree.rglob("*"))
+            if path.is_file()
+        }
+    return write_wheel(dst, files)
+
+
+def precompile_entries(
+    cache_dir: Path, entries: dict, sources: dict[str, Path], scratch: Path, log: Log
+) -> None:
+    """Swap every non-official wheel in ``sources`` for its precompiled copy, in place.
+
+    Runtime wheels are compiled once into the cache (keyed by their sha256); project wheels
+    into ``scratch``. The entries' sha256 follow. Without CPython 3.12 nothing changes.
+    """
+    python = find_python312()
+    if python is None:
+        log("runtime: no CPython 3.12 found; shipping wheels without precompiled bytecode")
+        return
+    pyc_dir = cache_dir / PYC
+    index_path = pyc_dir / "index.json"
+    index = json.loads(index_path.read_text()) if index_path.is_file() else {}
+    compiled = 0
+    for name, entry in entries.items():
+        if name in OFFICIAL_PACKAGES:
+            continue
+        src = sources[entry["file_name"]]
+        in_cache = src.parent == cache_dir / WHEELS
+        dst = (pyc_dir if in_cache else scratch) / entry["file_name"]
+        known = index.get(entry["file_name"], {}) if in_cache else {}
+        if not (known.get("source") == entry["sha256"] and _have(dst, known.get("sha256", ""))):
+            precompile_wheel(src, dst, python)
+            compiled += 1
+            if in_cache:
+                index[entry["file_name"]] = {"source": entry["sha256"], "sha256": ""}
+        entry["sha256"] = sha256_file(dst)
+        if in_cache:
+            index[entry["file_name"]]["sha256"] = entry["sha256"]
+        sources[entry["file_name"]] = dst
+    if index:
+        index_path.write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
+    log(f"runtime: bytecode from {python} ({compiled} wheels compiled, the rest cached)")
