@@ -11,7 +11,12 @@ from types import ModuleType
 # Figure id -> module. Modules are imported on demand so a page loads only its own figures.
 REGISTRY: dict[str, str] = {
     "depth": "figures.depth",
+    "normalisations": "figures.normalisations",
     "three-steps": "figures.three_steps",
+    "matmul-scores": "figures.section33_matmul_scores",
+    "normalisations-compare": "figures.section33_normalisations",
+    "score-matrix": "figures.section33_score_matrix",
+    "context-matmul": "figures.section33_context_matmul",
 }
 
 
