@@ -11,6 +11,7 @@ from types import ModuleType
 # Figure id -> module. Modules are imported on demand so a page loads only its own figures.
 REGISTRY: dict[str, str] = {
     "depth": "figures.depth",
+    "loop-matmul": "figures.loop_matmul",
     "normalisations": "figures.normalisations",
     "three-steps": "figures.three_steps",
 }
