@@ -132,7 +132,7 @@ PANEL_DIST_SKIPPED = ("assets/logo/",)  # chat avatars, not used by the figures
 BROWSER_SCRIPTS = (*(f"bokeh/js/{name}" for name in BOKEH_JS), f"{PANEL_DIST}panel.min.js")
 
 # Bump when the way cached files are derived changes, so old caches are rebuilt.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 DOWNLOADS, CORE, WHEELS, ASSETS, PYC = "downloads", "core", "wheels", "assets", "wheels-pyc"
 MANIFEST = "manifest.json"
 PROJECT_ROOT = Path(__file__).resolve().parent
@@ -275,6 +275,7 @@ def build_source_wheels(built: Path, log: Log) -> dict[str, Path]:
             )  # fmt: skip
             if not wheel.is_file():
                 raise RuntimeError(f"building {name}=={version} did not give {wheel.name}")
+        write_wheel(wheel, read_wheel(wheel))  # fixed timestamps: same bytes every build
         if binaries := _binary_members(wheel):
             raise RuntimeError(f"{wheel.name} is not pure Python: it contains {binaries}")
         out[name] = wheel
