@@ -14,6 +14,7 @@ REGISTRY: dict[str, str] = {
     "loop-matmul": "figures.loop_matmul",
     "normalisations": "figures.normalisations",
     "three-steps": "figures.three_steps",
+    "flat-weights": "figures.flat_weights",
 }
 
 

@@ -1,0 +1,154 @@
+"""What attention did to the book's tensor: softmax weights against a flat 1/T average.
+
+The left panel draws the inputs and the context vectors in the plane where the inputs spread
+most; each context vector is joined to the flat average (the plain mean of the inputs) by the
+distance it would move if the weights went flat. The right panel is each row's entropy
+against the ceiling log2 T.
+"""
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, LabelSet, Span
+
+from attention.analysis import (
+    context_shift,
+    dynamic_range,
+    entropy_bits,
+    flat_weights,
+    max_entropy_bits,
+    mean_pairwise_distance,
+    nearest_input,
+    plane_coordinates,
+    spread_ratio,
+)
+from attention.basics import attend, context
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, percent, vec
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.plots import TOKEN_COLORS, bar_chart, note, plot
+
+ID = "flat-weights"
+TITLE = "Softmax weights against a flat average"
+CAPTION = (
+    "Switch the weights between softmax and a flat 1/6 each. The six context vectors barely "
+    "move, because they were already huddled around the average; the entropies sit just "
+    "under the ceiling."
+)
+
+
+def _plane_plot(inputs: ColumnDataSource, outputs: ColumnDataSource, centre: ColumnDataSource):
+    p = plot("Inputs (circles) and context vectors (diamonds)", height=300, match_aspect=True)
+    p.scatter(x="x", y="y", size=11, color="color", source=inputs)
+    p.add_layout(
+        LabelSet(
+            x="x",
+            y="y",
+            text="label",
+            source=inputs,
+            x_offset=7,
+            y_offset=-5,
+            text_font_size="11px",
+            text_color=INK,
+        )
+    )
+    p.segment(x0="x", y0="y", x1="cx", y1="cy", source=outputs, color=MUTED, line_width=1.5)
+    p.scatter(
+        x="x", y="y", marker="diamond", size=12, color="color", line_color=ACCENT, source=outputs
+    )
+    p.scatter(x="x", y="y", marker="x", size=12, line_width=2, color=INK, source=centre)
+    p.xaxis.axis_label = "main direction of spread"
+    p.yaxis.axis_label = "second direction"
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: a softmax/flat switch, the plane of inputs and outputs, row entropies."""
+    X = book_inputs()
+    T = X.shape[0]
+    _, softmax_weights, _ = attend(X)
+    ceiling = max_entropy_bits(T)
+    flat_label = f"flat: 1/{T} each"
+    mode = pn.widgets.RadioButtonGroup(
+        name="Weights", options=["softmax", flat_label], value="softmax", button_type="light"
+    )
+    P = plane_coordinates(X, X)
+    centre_xy = plane_coordinates(context(flat_weights(T), X)[:1], X)
+    inputs = ColumnDataSource(
+        {"x": P[:, 0], "y": P[:, 1], "label": list(TOKENS), "color": list(TOKEN_COLORS)}
+    )
+    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": []})
+    centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
+    rows = ColumnDataSource(
+        {
+            "label": list(TOKENS),
+            "entropy": [0.0] * T,
+            "color": list(TOKEN_COLORS),
+            "edge": ["#ffffff"] * T,
+            "edge_width": [1.0] * T,
+        }
+    )
+    plane_plot = _plane_plot(inputs, outputs, centre)
+    entropy_plot = bar_chart(
+        f"Row entropy in bits (ceiling log₂ {T} = {num(ceiling, 3)})",
+        rows,
+        TOKENS,
+        "entropy",
+        "bits",
+        tooltips=[("row", "@label"), ("entropy", "@entropy{0.000} bits")],
+    )
+    entropy_plot.y_range.start = 0
+    entropy_plot.add_layout(
+        Span(
+            location=ceiling, dimension="width", line_color=ACCENT, line_dash="dashed", line_width=2
+        )
+    )
+    readout, message = pane(), pane()
+    hint = note(
+        "The plane is where the six inputs spread most; × marks the flat average, and each "
+        "grey line is how far a context vector moves when the weights go flat."
+    )
+
+    def update(*_events) -> None:
+        weights = softmax_weights if mode.value == "softmax" else flat_weights(T)
+        try:
+            Z = context(weights, X)
+            shift = context_shift(weights, X)
+            h = entropy_bits(weights)
+            spread_x, spread_z = mean_pairwise_distance(X), mean_pairwise_distance(Z)
+            ratio = spread_ratio(Z, X)
+            nearest = nearest_input(Z, X)
+            span = dynamic_range(weights)
+            Q = plane_coordinates(Z, X)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        message.object = ""
+        outputs.data = {
+            "x": Q[:, 0],
+            "y": Q[:, 1],
+            "cx": np.repeat(centre_xy[:, 0], T),
+            "cy": np.repeat(centre_xy[:, 1], T),
+            "color": list(TOKEN_COLORS),
+        }
+        rows.data = {**rows.data, "entropy": h.tolist()}
+        readout.object = readout_html(
+            [
+                ("shift", "distance each context vector moves to flat", vec(shift, 3)),
+                ("max_shift", "largest move", num(np.max(shift), 3)),
+                ("spread_inputs", "inputs: mean distance apart", num(spread_x)),
+                ("spread_context", "context vectors: mean distance apart", num(spread_z)),
+                ("ratio", "context spread / input spread", percent(ratio)),
+                (
+                    "nearest",
+                    "nearest input to each context vector",
+                    ", ".join(TOKENS[j] for j in nearest),
+                ),
+                ("entropy", "row entropies (bits)", vec(h, 3)),
+                ("ceiling", f"ceiling log₂ {T}", num(ceiling, 3)),
+                ("range", "largest weight / smallest weight", num(span, 3)),
+            ]
+        )
+
+    mode.param.watch(update, "value")
+    update()
+    return frame([mode], [plane_plot, entropy_plot], readout, pn.Column(message, hint))

@@ -1,0 +1,84 @@
+"""The flat-weights figure in CPython: softmax against a flat average, both ways and back."""
+
+import numpy as np
+import panel as pn
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.analysis import (
+    context_shift,
+    dynamic_range,
+    entropy_bits,
+    max_entropy_bits,
+    mean_pairwise_distance,
+    nearest_input,
+    spread_ratio,
+)
+from attention.basics import attend, context
+from attention.fixtures import TOKENS, book_inputs
+from figures import flat_weights as figure
+from figures.fmt import num, percent, vec
+from tests.figures.probe import messages, readouts, widgets
+
+
+def expected(weights: np.ndarray) -> dict:
+    X = book_inputs()
+    Z = context(weights, X)
+    shift = context_shift(weights, X)
+    return {
+        "shift": vec(shift, 3),
+        "max_shift": num(shift.max(), 3),
+        "spread_inputs": num(mean_pairwise_distance(X)),
+        "spread_context": num(mean_pairwise_distance(Z)),
+        "ratio": percent(spread_ratio(Z, X)),
+        "nearest": ", ".join(TOKENS[j] for j in nearest_input(Z, X)),
+        "entropy": vec(entropy_bits(weights), 3),
+        "ceiling": num(max_entropy_bits(6), 3),
+        "range": num(dynamic_range(weights), 3),
+    }
+
+
+def test_softmax_state_is_section_06():
+    """Post 1 section 06: 'no context vector moves more than 0.080', 'The six input embeddings
+    sit 0.6576 apart on average. The six context vectors sit 0.0482 apart, 7.3% of the spread',
+    'all six of them closest to the same input embedding, starts', 'The six rows here cost
+    2.549, 2.519, 2.521, 2.560, 2.564 and 2.534 bits', 'log2 6 = 2.585', 'a factor of 2.408'."""
+    view = figure.view()
+    shown = readouts(view)
+    assert shown == expected(attend(book_inputs())[1])
+    assert shown["max_shift"] == "0.080"
+    assert (shown["spread_inputs"], shown["spread_context"], shown["ratio"]) == (
+        "0.6576",
+        "0.0482",
+        "7.3%",
+    )
+    assert shown["nearest"] == ", ".join(["starts"] * 6)
+    assert shown["entropy"] == "[2.549, 2.519, 2.521, 2.560, 2.564, 2.534]"
+    assert shown["ceiling"] == "2.585"
+    assert shown["range"] == "2.408"
+    assert messages(view) == []
+
+
+def test_flat_state_collapses_to_the_mean():
+    view = figure.view()
+    switch = widgets(view)["Weights"]
+    switch.value = switch.options[1]
+    shown = readouts(view)
+    assert shown == expected(figure.flat_weights(6))
+    assert shown["max_shift"] == "0.000" and shown["ratio"] == "0.0%"
+    assert shown["entropy"] == vec([max_entropy_bits(6)] * 6, 3)
+    assert shown["range"] == "1.000"
+    diamonds = view.select(pn.pane.Bokeh)[0].object.renderers[2].data_source.data
+    np.testing.assert_allclose(diamonds["x"], diamonds["cx"], atol=1e-15)  # all on the mean
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=6))
+def test_switching_back_and_forth(flips):
+    view = figure.view()
+    switch = widgets(view)["Weights"]
+    for flat in flips:
+        switch.value = switch.options[int(flat)]
+    weights = figure.flat_weights(6) if flips[-1] else attend(book_inputs())[1]
+    assert readouts(view) == expected(weights)
+    assert messages(view) == []
