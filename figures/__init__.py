@@ -14,6 +14,10 @@ REGISTRY: dict[str, str] = {
     "loop-matmul": "figures.loop_matmul",
     "normalisations": "figures.normalisations",
     "three-steps": "figures.three_steps",
+    "matmul-scores": "figures.section33_matmul_scores",
+    "normalisations-compare": "figures.section33_normalisations",
+    "score-matrix": "figures.section33_score_matrix",
+    "context-matmul": "figures.section33_context_matmul",
     "flat-weights": "figures.flat_weights",
 }
 

@@ -1,0 +1,112 @@
+"""The last matmul, weights @ inputs: every context vector at once.
+
+Pointing at a row of the result rebuilds that context vector as the sum of the six inputs,
+each scaled by its weight.
+"""
+
+from html import escape
+
+import numpy as np
+import panel as pn
+
+from attention.basics import attend, contributions
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, vec
+from figures.frame import frame, message_html, pane, readout_html
+from figures.section33_html import Pointed, element, explain_pane, scope, sub, token_vector
+
+ID = "context-matmul"
+TITLE = "Every context vector in one product"
+CAPTION = (
+    "Row i of the weights times the inputs is token i's context vector. Point at a row of the "
+    "result (hover, tap, or Tab to it) to rebuild it from the six weighted inputs."
+)
+HINT = "Point at a row of the context vectors to rebuild it."
+
+
+def _explanation(X: np.ndarray, alpha: np.ndarray, Z: np.ndarray, i: int) -> str:
+    parts = contributions(alpha[i], X)
+    rows = "".join(
+        f"<tr><th>{escape(TOKENS[j])}</th><td>{num(alpha[i, j])}</td><td>×</td>"
+        f"<td>{vec(X[j], 2)}</td><td>=</td><td>{vec(parts[j])}</td></tr>"
+        for j in range(len(TOKENS))
+    )
+    total = f'<tr class="s33-sum"><td colspan="5">sum</td><td>{vec(Z[i])}</td></tr>'
+    return (
+        f"<p><b>{token_vector(i + 1, 'z')} = Σⱼ α{sub(i + 1)}ⱼ x⁽ʲ⁾</b>"
+        f" (the context vector of {escape(TOKENS[i])})</p>"
+        f'<table class="s33-terms">{rows}{total}</table>'
+    )
+
+
+def product_html(X: np.ndarray, pointed: int) -> str:
+    """Weights, inputs and context vectors side by side; row ``pointed`` rebuilt first."""
+    _, alpha, Z = attend(X)
+    T, d = X.shape
+    lights = {f"z{i}": (f"a{i}", "x") for i in range(T)}
+    state = Pointed(f"z{pointed}", frozenset(lights[f"z{pointed}"]))
+
+    def table(label: str, M: np.ndarray, columns: list[str], digits: int, row) -> str:
+        head = "<tr><th></th>" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
+        body = "".join(row(i, M[i], digits) for i in range(T))
+        return (
+            f'<div class="s33-block"><p class="s33-label">{label}</p>'
+            f"<table>{head}{body}</table></div>"
+        )
+
+    def weight_row(i: int, values, digits: int) -> str:
+        cells = "".join(element("td", num(v, digits), state, marks=(f"a{i}",)) for v in values)
+        return f'<tr><th scope="row">{escape(TOKENS[i])}</th>{cells}</tr>'
+
+    def input_row(i: int, values, digits: int) -> str:
+        cells = "".join(element("td", num(v, digits), state, marks=("x",)) for v in values)
+        return f'<tr><th scope="row">{escape(TOKENS[i])}</th>{cells}</tr>'
+
+    def context_row(i: int, values, digits: int) -> str:
+        cells = f'<th scope="row">{escape(TOKENS[i])}</th>' + "".join(
+            f"<td>{num(v, digits)}</td>" for v in values
+        )
+        return element(
+            "tr",
+            cells,
+            state,
+            key=f"z{i}",
+            lights=lights[f"z{i}"],
+            attrs={"data-token": TOKENS[i]},
+        )
+
+    dims = [f"dim {k + 1}" for k in range(d)]
+    body = (
+        '<div class="s33-row">'
+        + table("weights α", alpha, [escape(t) for t in TOKENS], 4, weight_row)
+        + '<span class="s33-op">@</span>'
+        + table("inputs", X, dims, 2, input_row)
+        + '<span class="s33-op">=</span>'
+        + table("context vectors z", Z, dims, 4, context_row)
+        + "</div>"
+    )
+    explanations = {f"z{i}": _explanation(X, alpha, Z, i) for i in range(T)}
+    return scope(body, explanations, state, HINT)
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: which row to rebuild first, over the weights @ inputs picture."""
+    X = book_inputs()
+    row = pn.widgets.Select(name="Row to rebuild", options=list(TOKENS), value=TOKENS[1])
+    picture = explain_pane()
+    readout, message = pane(), pane()
+
+    def update(*_events) -> None:
+        i = TOKENS.index(row.value)
+        try:
+            _, _, Z = attend(X)
+            picture.object = product_html(X, pointed=i)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        message.object = ""
+        readout.object = readout_html([("context", f"z for {row.value}", vec(Z[i]))])
+
+    row.param.watch(update, "value")
+    update()
+    return frame([row], [picture], readout, message)

@@ -1,0 +1,111 @@
+"""One query's six scores as one matrix product: the query row times the transposed inputs.
+
+Pointing at a result cell writes out its dot product: the three products and their sum.
+"""
+
+from html import escape
+
+import panel as pn
+
+from attention.basics import dot_terms, query_scores
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, vec
+from figures.frame import frame, message_html, pane, readout_html
+from figures.section33_html import (
+    Pointed,
+    element,
+    explain_pane,
+    scope,
+    sub,
+    terms_table,
+    token_vector,
+)
+
+ID = "matmul-scores"
+TITLE = "Six scores, one matrix product"
+CAPTION = (
+    "Point at a score in the bottom row (hover, tap, or Tab to it): the query row and that "
+    "token's column light up, and the three products and their sum are written out."
+)
+HINT = "Point at a score ω to see its row × column."
+
+
+def _explanation(q: int, j: int, X, terms, total: float) -> str:
+    title = (
+        f"ω{sub(f'{q + 1}{j + 1}')} = {token_vector(q + 1)} · {token_vector(j + 1)} "
+        f"({escape(TOKENS[q])} · {escape(TOKENS[j])})"
+    )
+    return f"<p><b>{title}</b></p>" + terms_table(X[q], X[j], terms, total)
+
+
+def matmul_html(X, q: int, pointed: int) -> str:
+    """Query row, transposed inputs and the score row; cell ``pointed`` explained first."""
+    T, d = X.shape
+    dots = [dot_terms(X[q], X[j]) for j in range(T)]
+    lights = {f"s{j}": ("q", f"c{j}") for j in range(T)}
+    state = Pointed(f"s{pointed}", frozenset(lights[f"s{pointed}"]))
+
+    query_cells = "".join(element("td", num(v, 2), state, marks=("q",)) for v in X[q])
+    query_head = "".join(f"<th>dim {k + 1}</th>" for k in range(d))
+    query = (
+        f'<div class="s33-block"><p class="s33-label">query {token_vector(q + 1)} '
+        f"({escape(TOKENS[q])})</p><table><tr>{query_head}</tr><tr>{query_cells}</tr>"
+        "</table></div>"
+    )
+    head = "<th></th>" + "".join(
+        element("th", escape(TOKENS[j]), state, marks=(f"c{j}",), attrs={"scope": "col"})
+        for j in range(T)
+    )
+    rows = "".join(
+        f'<tr><th scope="row">dim {k + 1}</th>'
+        + "".join(element("td", num(X[j, k], 2), state, marks=(f"c{j}",)) for j in range(T))
+        + "</tr>"
+        for k in range(d)
+    )
+    scores_row = (
+        f'<tr class="s33-result"><th scope="row">ω{sub(q + 1)}ⱼ</th>'
+        + "".join(
+            element(
+                "td",
+                num(total),
+                state,
+                key=f"s{j}",
+                lights=lights[f"s{j}"],
+                attrs={"data-token": TOKENS[j]},
+            )
+            for j, (_, total) in enumerate(dots)
+        )
+        + "</tr>"
+    )
+    matrix = (
+        '<div class="s33-block"><p class="s33-label">inputsᵀ: one column per token</p>'
+        f"<table><tr>{head}</tr>{rows}{scores_row}</table></div>"
+    )
+    body = f'<div class="s33-row">{query}<span class="s33-op">·</span>{matrix}</div>'
+    explanations = {
+        f"s{j}": _explanation(q, j, X, terms, total) for j, (terms, total) in enumerate(dots)
+    }
+    return scope(body, explanations, state, HINT)
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: a query picker over the query-row-times-matrix picture."""
+    X = book_inputs()
+    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1])
+    picture = explain_pane()
+    readout, message = pane(), pane()
+
+    def update(*_events) -> None:
+        q = TOKENS.index(query.value)
+        try:
+            s = query_scores(X, q)
+            picture.object = matmul_html(X, q, pointed=0)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        message.object = ""
+        readout.object = readout_html([("scores", f"ω for {query.value}", vec(s))])
+
+    query.param.watch(update, "value")
+    update()
+    return frame([query], [picture], readout, message)

@@ -1,0 +1,158 @@
+"""All 36 scores at once, inputs @ inputs.T, with a switch to their row-softmaxed weights.
+
+Pointing at a cell shows where it came from: a score is row i of the inputs dotted with row j;
+a weight is that score's share of its row after softmax.
+"""
+
+from html import escape
+
+import numpy as np
+import panel as pn
+
+from attention.basics import attend, dot_terms, row_sums, symmetry_error
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, vec
+from figures.frame import frame, message_html, pane, readout_html
+from figures.section33_html import (
+    Pointed,
+    element,
+    explain_pane,
+    scope,
+    sub,
+    terms_table,
+    token_vector,
+)
+
+ID = "score-matrix"
+TITLE = "The whole score matrix"
+CAPTION = (
+    "Every cell [i, j] is token i's row of the inputs dotted with token j's. Point at a cell "
+    "(hover, tap, or Tab to it) to see its origin; switch to the weights to see each row "
+    "softmaxed on its own."
+)
+MODES = ("scores ω", "weights α")
+HINT = "Point at a cell to see where its number comes from."
+
+
+def _score_explanation(X: np.ndarray, omega: np.ndarray, i: int, j: int) -> str:
+    terms, total = dot_terms(X[i], X[j])
+    head = (
+        f"<p><b>ω{sub(f'{i + 1}{j + 1}')} = {token_vector(i + 1)} · {token_vector(j + 1)}</b>"
+        f" (row {escape(TOKENS[i])}, column {escape(TOKENS[j])})</p>"
+    )
+    mirror = (
+        f"<p>Its mirror ω{sub(f'{j + 1}{i + 1}')} (row {escape(TOKENS[j])}, column "
+        f"{escape(TOKENS[i])}) is {num(omega[j, i])}: the same products, added in the "
+        "same way.</p>"
+    )
+    return head + terms_table(X[i], X[j], terms, total) + mirror
+
+
+def _weight_explanation(omega: np.ndarray, alpha: np.ndarray, i: int, j: int) -> str:
+    return (
+        f"<p><b>α{sub(f'{i + 1}{j + 1}')} = exp(ω{sub(f'{i + 1}{j + 1}')}) ÷ "
+        f"Σₖ exp(ω{sub(i + 1)}ₖ) = {num(alpha[i, j])}</b></p>"
+        f"<p>Row {escape(TOKENS[i])} is softmaxed on its own. Its scores "
+        f'<span class="s33-line">{vec(omega[i])}</span> become the weights '
+        f'<span class="s33-line">{vec(alpha[i])}</span>, which sum to '
+        f"{num(row_sums(alpha[i]))}.</p>"
+        f"<p>Its mirror α{sub(f'{j + 1}{i + 1}')} is {num(alpha[j, i])}: row "
+        f"{escape(TOKENS[j])} has its own denominator.</p>"
+    )
+
+
+def _lights(mode: str, i: int, j: int) -> tuple[str, ...]:
+    if mode == MODES[0]:
+        return (f"q{i}", f"k{j}", f"x{i}", f"x{j}")
+    return (f"q{i}", f"k{j}", f"row{i}")
+
+
+def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
+    """The inputs beside the score (or weight) matrix; cell ``pointed`` explained first."""
+    omega, alpha, _ = attend(X)
+    M = omega if mode == MODES[0] else alpha
+    T, d = X.shape
+    state = Pointed(f"m{pointed[0]}-{pointed[1]}", frozenset(_lights(mode, *pointed)))
+
+    x_head = "<tr><th></th>" + "".join(f"<th>dim {k + 1}</th>" for k in range(d)) + "</tr>"
+    x_rows = "".join(
+        f'<tr><th scope="row">{escape(TOKENS[i])}</th>'
+        + "".join(element("td", num(v, 2), state, marks=(f"x{i}",)) for v in X[i])
+        + "</tr>"
+        for i in range(T)
+    )
+    inputs = (
+        '<div class="s33-block"><p class="s33-label">inputs</p>'
+        f"<table>{x_head}{x_rows}</table></div>"
+    )
+    m_head = (
+        "<tr><th></th>"
+        + "".join(
+            element("th", escape(TOKENS[j]), state, marks=(f"k{j}",), attrs={"scope": "col"})
+            for j in range(T)
+        )
+        + "</tr>"
+    )
+    m_rows = "".join(
+        "<tr>"
+        + element("th", escape(TOKENS[i]), state, marks=(f"q{i}",), attrs={"scope": "row"})
+        + "".join(
+            element(
+                "td",
+                num(M[i, j]),
+                state,
+                key=f"m{i}-{j}",
+                lights=_lights(mode, i, j),
+                marks=(f"row{i}",),
+                attrs={"data-cell": f"{i}-{j}"},
+            )
+            for j in range(T)
+        )
+        + "</tr>"
+        for i in range(T)
+    )
+    label = "scores: inputs @ inputs.T" if mode == MODES[0] else "weights: softmax of each row"
+    matrix = (
+        f'<div class="s33-block"><p class="s33-label">{label}</p>'
+        f"<table>{m_head}{m_rows}</table></div>"
+    )
+    explanations = {
+        f"m{i}-{j}": (
+            _score_explanation(X, omega, i, j)
+            if mode == MODES[0]
+            else _weight_explanation(omega, alpha, i, j)
+        )
+        for i in range(T)
+        for j in range(T)
+    }
+    body = f'<div class="s33-row">{inputs}{matrix}</div>'
+    return scope(body, explanations, state, HINT)
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: a scores/weights switch over the inputs and the 6x6 matrix."""
+    X = book_inputs()
+    show = pn.widgets.RadioBoxGroup(name="Show", options=list(MODES), value=MODES[0], inline=True)
+    picture = explain_pane()
+    readout, message = pane(), pane()
+    journey = TOKENS.index("journey")
+
+    def update(*_events) -> None:
+        try:
+            omega, alpha, _ = attend(X)
+            M = omega if show.value == MODES[0] else alpha
+            picture.object = matrix_html(X, show.value, pointed=(journey, journey + 1))
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        message.object = ""
+        readout.object = readout_html(
+            [
+                ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
+                ("row-sums", "row sums", vec(row_sums(M))),
+            ]
+        )
+
+    show.param.watch(update, "value")
+    update()
+    return frame([show], [picture], readout, message)

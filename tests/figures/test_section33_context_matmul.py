@@ -1,0 +1,65 @@
+"""The final-matmul figure: context vectors from the core, each row rebuilt from its parts."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.basics import attend, contributions
+from attention.fixtures import TOKENS, book_inputs
+from figures import section33_context_matmul as fig
+from figures.fmt import num, vec
+from tests.figures.probe import messages, readouts, widgets
+from tests.figures.test_section33_html import check_pointing, pane_html
+
+
+def test_default_rebuilds_journey_the_books_z2():
+    """Section 3.3.2: the journey row of all_context_vecs is [0.4419, 0.6515, 0.5683]."""
+    view = fig.view()
+    assert readouts(view)["context"] == "[0.4419, 0.6515, 0.5683]"
+    p = check_pointing(pane_html(view))
+    assert p.out.attrs["data-showing"] == "z1"
+    assert "[0.4419, 0.6515, 0.5683]" in " ".join(p.out.text().split())
+
+
+def test_every_row_is_rebuilt_from_its_weighted_inputs():
+    X = book_inputs()
+    _, alpha, Z = attend(X)
+    p = check_pointing(pane_html(fig.view()))
+    for i, token in enumerate(TOKENS):
+        (row,) = p.by_key(f"z{i}")
+        assert row.tag == "tr" and row.attrs["data-token"] == token
+        assert set(row.attrs["data-lights"].split()) == {f"a{i}", "x"}
+        cells = [n.text() for n in row.walk() if n.tag == "td"]
+        assert cells == [num(v) for v in Z[i]]
+        why = p.explanation(f"z{i}")
+        for j, part in enumerate(contributions(alpha[i], X)):
+            term = f"{num(alpha[i, j])}×{vec(X[j], 2)}={vec(part)}"
+            assert term.replace(" ", "") in why.replace(" ", "")
+        assert f"sum{vec(Z[i])}" in why
+
+
+def test_book_context_matrix_rows():
+    """Section 3.3.2 prints all six context vectors."""
+    p = check_pointing(pane_html(fig.view()))
+    rows = [[n.text() for n in p.by_key(f"z{i}")[0].walk() if n.tag == "td"] for i in range(6)]
+    assert rows == [
+        ["0.4421", "0.5931", "0.5790"],
+        ["0.4419", "0.6515", "0.5683"],
+        ["0.4431", "0.6496", "0.5671"],
+        ["0.4304", "0.6298", "0.5510"],
+        ["0.4671", "0.5910", "0.5266"],
+        ["0.4177", "0.6503", "0.5645"],
+    ]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
+def test_choosing_rows_shows_the_chosen_one(tokens):
+    view = fig.view()
+    for token in tokens:
+        widgets(view)["Row to rebuild"].value = token
+    i = TOKENS.index(tokens[-1])
+    _, _, Z = attend(book_inputs())
+    assert readouts(view)["context"] == vec(Z[i])
+    p = check_pointing(pane_html(view))
+    assert p.out.attrs["data-showing"] == f"z{i}"
+    assert messages(view) == []

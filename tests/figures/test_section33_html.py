@@ -1,0 +1,190 @@
+"""The pointing HTML of the section 3.3 figures, and a reader for it the figure tests share.
+
+``pointing(html)`` parses a figure's pane into what the browser script works with: the
+pointable elements, the lightable ones, the explanation templates and the box that shows
+one. ``check_pointing`` asserts the contract static/explain.js relies on.
+"""
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+import numpy as np
+import panel as pn
+import pytest
+
+from attention.basics import dot_terms
+from figures.fmt import num
+from figures.section33_html import Pointed, element, scope, sub, terms_table, token_vector
+
+
+@dataclass
+class Node:
+    tag: str
+    attrs: dict[str, str]
+    children: list["Node | str"] = field(default_factory=list)
+
+    def text(self) -> str:
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def walk(self):
+        yield self
+        for c in self.children:
+            if isinstance(c, Node):
+                yield from c.walk()
+
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("root", {})
+        self.stack = [self.root]
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, {k: v or "" for k, v in attrs})
+        self.stack[-1].children.append(node)
+        self.stack.append(node)
+
+    def handle_endtag(self, tag):
+        assert self.stack[-1].tag == tag, f"</{tag}> closes <{self.stack[-1].tag}>"
+        self.stack.pop()
+
+    def handle_data(self, data):
+        self.stack[-1].children.append(data)
+
+
+def parse(html: str) -> Node:
+    """The HTML as a tree; fails on mismatched tags."""
+    builder = _TreeBuilder()
+    builder.feed(html)
+    builder.close()
+    assert builder.stack == [builder.root], "unclosed elements"
+    return builder.root
+
+
+@dataclass
+class Pointing:
+    pointables: list[Node]
+    lightables: list[Node]
+    templates: dict[str, Node]
+    out: Node
+
+    def by_key(self, key: str) -> list[Node]:
+        return [p for p in self.pointables if p.attrs["data-explain"] == key]
+
+    def explanation(self, key: str) -> str:
+        return " ".join(self.templates[key].text().split())
+
+    def lit(self) -> list[Node]:
+        return [n for n in self.lightables if "is-lit" in n.classes()]
+
+
+def pane_html(view: pn.viewable.Viewable) -> str:
+    """The one pane of a figure that holds an explain scope."""
+    found = [
+        str(p.object) for p in view.select(pn.pane.HTML) if "data-explain-scope" in str(p.object)
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+def pointing(html: str) -> Pointing:
+    root = parse(html)
+    nodes = list(root.walk())
+    templates = {n.attrs["data-explanation"]: n for n in nodes if n.tag == "template"}
+    outside = [n for n in nodes if not _inside_template(root, n)]
+    (out,) = [n for n in outside if "data-explain-out" in n.attrs]
+    return Pointing(
+        pointables=[n for n in outside if "data-explain" in n.attrs],
+        lightables=[n for n in outside if "data-marks" in n.attrs],
+        templates=templates,
+        out=out,
+    )
+
+
+def _inside_template(root: Node, target: Node) -> bool:
+    def search(node: Node, in_template: bool) -> bool | None:
+        if node is target:
+            return in_template
+        for c in node.children:
+            if isinstance(c, Node):
+                found = search(c, in_template or node.tag == "template")
+                if found is not None:
+                    return found
+        return None
+
+    return bool(search(root, False))
+
+
+def check_pointing(html: str) -> Pointing:
+    """The contract static/explain.js relies on; returns the parsed parts for more checks."""
+    p = pointing(html)
+    marks = {m for n in p.lightables for m in n.attrs["data-marks"].split()}
+    assert p.pointables, "nothing to point at"
+    for n in p.pointables:
+        key = n.attrs["data-explain"]
+        assert n.attrs.get("tabindex") == "0", f"{key} cannot be reached by keyboard"
+        assert key in p.templates, f"no explanation for {key}"
+        lights = n.attrs["data-lights"].split()
+        assert set(lights) <= marks, f"{key} lights marks nobody carries"
+    assert set(p.templates) == {n.attrs["data-explain"] for n in p.pointables}
+    # Drawn pointed at one element: its explanation shown, exactly its marks lit.
+    showing = p.out.attrs["data-showing"]
+    pointed = [n for n in p.pointables if "is-pointed" in n.classes()]
+    assert pointed and pointed == p.by_key(showing)
+    assert " ".join(p.out.text().split()) == p.explanation(showing)
+    lights = set(pointed[0].attrs["data-lights"].split())
+    for n in p.lightables:
+        assert ("is-lit" in n.classes()) == bool(lights & set(n.attrs["data-marks"].split()))
+    return p
+
+
+def test_subscripts_and_token_names():
+    assert sub(21) == "₂₁"
+    assert token_vector(2) == "x⁽²⁾"
+    assert token_vector(6, "z") == "z⁽⁶⁾"
+
+
+def test_element_marks_the_pointed_and_the_lit():
+    state = Pointed("a", frozenset({"m"}))
+    assert element("td", "1", state, key="a", lights=("m",)) == (
+        '<td tabindex="0" data-explain="a" data-lights="m" class="is-pointed">1</td>'
+    )
+    assert element("td", "2", state, marks=("m", "n")) == (
+        '<td data-marks="m n" class="is-lit">2</td>'
+    )
+    assert element("td", "3", state, marks=("n",), attrs={"class": "x", "title": '"q"'}) == (
+        '<td title="&quot;q&quot;" data-marks="n" class="x">3</td>'
+    )
+
+
+def test_terms_table_writes_out_the_book_worked_example():
+    """Section 3.3.1: 0.55·0.43 + 0.87·0.15 + 0.66·0.89 = 0.2365 + 0.1305 + 0.5874 = 0.9544."""
+    x2, x1 = np.array([0.55, 0.87, 0.66]), np.array([0.43, 0.15, 0.89])
+    terms, total = dot_terms(x2, x1)
+    tree = parse(terms_table(x2, x1, terms, total))
+    (line,) = [n for n in tree.walk() if "data-sum-line" in n.attrs]
+    assert line.text() == "0.2365 + 0.1305 + 0.5874 = 0.9544"
+    rows = [" ".join(n.text().split()) for n in tree.walk() if n.tag == "tr"]
+    assert rows == [
+        f"{num(a, 2)}×{num(b, 2)}={num(p)}" for a, b, p in zip(x2, x1, terms, strict=True)
+    ] + [f"sum{num(total)}"]
+
+
+def test_scope_shows_the_pointed_explanation_and_keeps_the_rest():
+    state = Pointed("b", frozenset({"m"}))
+    body = element("td", "A", state, key="a", lights=("n",), marks=("m",)) + element(
+        "td", "B", state, key="b", lights=("m",), marks=("n",)
+    )
+    p = check_pointing(scope(body, {"a": "<p>about a</p>", "b": "<p>about b</p>"}, state, "hint"))
+    assert p.explanation("a") == "about a"
+    assert p.out.text() == "about b"
+
+
+def test_the_checker_catches_a_missing_explanation():
+    state = Pointed("a", frozenset())
+    body = element("td", "A", state, key="a") + element("td", "B", state, key="b")
+    with pytest.raises(AssertionError, match="no explanation for b"):
+        check_pointing(scope(body, {"a": "x"}, state, "hint"))

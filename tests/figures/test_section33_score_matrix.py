@@ -1,0 +1,64 @@
+"""The 6x6 score-matrix figure: cells from the core, each cell's origin, the switch."""
+
+from attention.basics import attend, dot_terms, row_sums, symmetry_error
+from attention.fixtures import TOKENS, book_inputs
+from figures import section33_score_matrix as fig
+from figures.fmt import num, vec
+from tests.figures.probe import messages, readouts, widgets
+from tests.figures.test_section33_html import check_pointing, pane_html
+
+
+def _cells(p) -> dict[str, str]:
+    return {n.attrs["data-cell"]: n.text() for n in p.pointables}
+
+
+def test_scores_are_the_books_and_every_cell_writes_out_its_dot_product():
+    X = book_inputs()
+    omega, _, _ = attend(X)
+    view = fig.view()
+    p = check_pointing(pane_html(view))
+    cells = _cells(p)
+    T = len(TOKENS)
+    for i in range(T):
+        for j in range(T):
+            assert cells[f"{i}-{j}"] == num(omega[i, j])
+            terms, total = dot_terms(X[i], X[j])
+            why = p.explanation(f"m{i}-{j}")
+            assert " + ".join(num(t) for t in terms) + f" = {num(total)}" in why
+            assert f"is {num(omega[j, i])}" in why  # its mirror, quoted from the matrix
+    # Section 3.3.1: row journey of the matrix is the one query's scores.
+    assert [cells[f"1-{j}"] for j in range(T)] == [
+        "0.9544", "1.4950", "1.4754", "0.8434", "0.7070", "1.0865"
+    ]  # fmt: skip
+    # Post 2, section 01: the rows of X X^T sum to 4.4600, 6.5617, 6.4801, 3.6459, 3.1863, 4.6730.
+    assert readouts(view)["row-sums"] == "[4.4600, 6.5617, 6.4801, 3.6459, 3.1863, 4.6730]"
+    assert readouts(view)["symmetry"] == num(0.0)
+
+
+def test_the_switch_shows_the_weights_and_their_softmax_origin():
+    _, alpha, _ = attend(book_inputs())
+    view = fig.view()
+    widgets(view)["Show"].value = fig.MODES[1]
+    p = check_pointing(pane_html(view))
+    cells = _cells(p)
+    for i in range(len(TOKENS)):
+        assert [cells[f"{i}-{j}"] for j in range(len(TOKENS))] == [num(a) for a in alpha[i]]
+        why = p.explanation(f"m{i}-{i}")
+        assert vec(alpha[i]) in why and f"sum to {num(row_sums(alpha[i]))}" in why
+        # Pointing at a weight lights its whole row: the row it was normalised with.
+        (cell,) = p.by_key(f"m{i}-0")
+        assert f"row{i}" in cell.attrs["data-lights"].split()
+    # Post 1, section 05: the largest gap between alpha_ij and alpha_ji is 0.087657.
+    assert f"{symmetry_error(alpha):.6f}" == "0.087657"
+    assert readouts(view)["symmetry"] == num(symmetry_error(alpha))
+    assert readouts(view)["row-sums"] == vec(row_sums(alpha))
+    assert messages(view) == []
+
+
+def test_switching_back_restores_the_scores():
+    view = fig.view()
+    before = pane_html(view)
+    for mode in (*fig.MODES, fig.MODES[0]):
+        widgets(view)["Show"].value = mode
+        check_pointing(pane_html(view))
+    assert pane_html(view) == before
