@@ -19,6 +19,7 @@ REGISTRY: dict[str, str] = {
     "score-matrix": "figures.section33_score_matrix",
     "context-matmul": "figures.section33_context_matmul",
     "flat-weights": "figures.flat_weights",
+    "magnitude": "figures.magnitude",
 }
 
 

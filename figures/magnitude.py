@@ -1,0 +1,101 @@
+"""What the dot product ranks: length. Scale one token and watch its column of the weights.
+
+The heatmap is the whole 6x6 weight matrix; the scaled token's column is outlined and each
+row's largest weight is in bold. Switching to cosine scores divides out the lengths.
+"""
+
+import numpy as np
+import panel as pn
+from bokeh.models import BoxAnnotation
+
+from attention.analysis import (
+    attends_to_itself,
+    cosine_scores,
+    entropy_bits,
+    largest_per_row,
+    max_entropy_bits,
+    mean_entropy_bits,
+    norms,
+    rows_won_by,
+    scale_token,
+)
+from attention.basics import scores, softmax
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, vec
+from figures.frame import ACCENT, frame, message_html, pane, readout_html
+from figures.plots import heatmap, heatmap_data, note
+
+ID = "magnitude"
+TITLE = "Length wins"
+CAPTION = (
+    "Pick a token and scale its embedding: at 3× the shortest vector, with, takes the "
+    "largest weight in every row. Then switch to cosine, which ignores length, and see "
+    "every token look hardest at itself."
+)
+DOT, COSINE = "dot product", "cosine"
+MAX_SCALE = 10.0
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: token, scale and similarity controls over the 6x6 weight heatmap."""
+    X0 = book_inputs()
+    T = X0.shape[0]
+    token = pn.widgets.Select(name="Token to scale", options=list(TOKENS), value="with", width=160)
+    scale = pn.widgets.FloatSlider(
+        name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
+    )
+    similarity = pn.widgets.RadioButtonGroup(
+        name="Similarity", options=[DOT, COSINE], value=DOT, button_type="light"
+    )
+    plot, source, mapper = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
+    column = BoxAnnotation(
+        bottom=0, top=T, fill_alpha=0.0, line_color=ACCENT, line_width=3, level="overlay"
+    )
+    plot.add_layout(column)
+    readout, message = pane(), pane()
+    hint = note("Each row's largest weight is in bold; the scaled token's column is outlined.")
+
+    def update(*_events) -> None:
+        j = TOKENS.index(token.value)
+        try:
+            X = scale_token(X0, j, scale.value)
+            omega = scores(X) if similarity.value == DOT else cosine_scores(X, TOKENS)
+            weights = softmax(omega)
+            top = largest_per_row(weights)
+            h = entropy_bits(weights)
+        except ValueError as err:
+            message.object = message_html(f"{err}. Pick a scale above 0, or the dot product.")
+            return
+        message.object = ""
+        bold = np.zeros_like(weights, dtype=bool)
+        bold[np.arange(T), top] = True
+        source.data = heatmap_data(
+            weights, [num(w, 3) for w in weights.ravel()], bold=bold.ravel().tolist()
+        )
+        mapper.update(low=0.0, high=float(weights.max()))
+        column.update(left=j, right=j + 1)
+        readout.object = readout_html(
+            [
+                ("norm", f"length of {token.value}", num(norms(X)[j])),
+                ("self_weight", f"weight of {token.value} on itself", num(weights[j, j], 3)),
+                (
+                    "column_wins",
+                    f"rows whose largest weight is on {token.value}",
+                    f"{rows_won_by(weights, j)} of {T}",
+                ),
+                ("largest", "each row's largest weight goes to", ", ".join(TOKENS[k] for k in top)),
+                (
+                    "self_top",
+                    "rows that look hardest at themselves",
+                    f"{int(attends_to_itself(weights).sum())} of {T}",
+                ),
+                ("entropy", "row entropies (bits)", vec(h, 4)),
+                ("mean_entropy", "mean row entropy (bits)", num(mean_entropy_bits(weights))),
+                ("ceiling", f"ceiling log₂ {T}", num(max_entropy_bits(T))),
+            ]
+        )
+
+    for widget in (token, scale, similarity):
+        widget.param.watch(update, "value")
+    update()
+    return frame([token, scale, similarity], [plot], readout, pn.Column(message, hint))
