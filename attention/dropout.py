@@ -82,3 +82,16 @@ def dropout_stats(
         row_sums=row_sums,
         mean_weights=np.mean(passes, axis=0),
     )
+
+
+def expected_factor(p: float, scale: bool = True) -> float:
+    """E[dropped weight] / weight: what a row's sum averages to, for rows that sum to 1.
+
+    1 with the survivor scaling (p < 1), 1 - p without it, and 0 at p = 1 (nothing survives).
+    """
+    p = check_probability(p)
+    if not isinstance(scale, bool | np.bool_):
+        raise ValueError(f"scale must be True or False, got {scale!r}")
+    if p == 1.0:
+        return 0.0
+    return 1.0 if scale else 1.0 - p

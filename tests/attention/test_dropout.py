@@ -169,3 +169,22 @@ def test_bad_input_raises():
         dr.dropout_stats(np.ones(3), 0.5, 10, rng)
     with pytest.raises(ValueError, match="no survivor"):
         dr.survivor_scale(1.0)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 0.9, 1.0])
+@pytest.mark.parametrize("scale", [True, False])
+def test_expected_factor_is_the_monte_carlo_mean(p, scale):
+    # Scaled rows average to 1 (0 at p = 1, where nothing survives); unscaled ones to 1 - p.
+    n = 10_000
+    stats = dr.dropout_stats(CAUSAL, p, n, np.random.default_rng(3), scale=scale)
+    expected = dr.expected_factor(p, scale)
+    sd = row_sum_sd(CAUSAL, p, n, scale) if 0.0 < p < 1.0 else 0.0
+    assert abs(stats.mean_row_sum - expected) <= 4 * sd + 1e-12
+    assert expected == (0.0 if p == 1.0 else (1.0 if scale else 1.0 - p))
+
+
+def test_expected_factor_refuses_bad_input():
+    with pytest.raises(ValueError, match="p must"):
+        dr.expected_factor(1.5)
+    with pytest.raises(ValueError, match="scale"):
+        dr.expected_factor(0.5, scale="yes")

@@ -220,3 +220,80 @@ def test_bad_input_raises():
         sc.dk_experiment(4, scaled=True, seed=-1)
     with pytest.raises(ValueError, match="NaN"):
         sc.jacobian_peak(np.array([0.5, np.nan]))
+
+
+def test_input_std_is_the_spread_the_softmax_sees():
+    # Dividing by sqrt(d_k) cancels the growth: what the softmax receives has spread about 1.
+    raw = sc.dk_experiment(4096, scaled=False, n_draws=400, seed=11)
+    scaled = sc.dk_experiment(4096, scaled=True, n_draws=400, seed=11)
+    assert raw.input_std == raw.dot_std
+    assert scaled.dot_std == raw.dot_std
+    assert scaled.input_std == scaled.dot_std / 64.0
+    assert abs(scaled.input_std - 1) < std_halfwidth(4096, 400)
+
+
+# --- the sweep the figure and the page use ---------------------------------------------------
+
+SWEEP_WIDTHS = (2, 64, 768, 4096)
+
+
+def test_sweep_runs_are_self_consistent():
+    runs = sc.dk_sweep(SWEEP_WIDTHS, n_draws=300, seed=12)
+    assert set(runs) == {(d, s) for d in SWEEP_WIDTHS for s in (False, True)}
+    for (d_k, scaled), stats in runs.items():
+        assert (stats.d_k, stats.scaled) == (d_k, scaled)
+        assert stats.weights.shape == (300, sc.N_KEYS) and stats.peaks.shape == (300,)
+        assert np.allclose(stats.weights.sum(axis=1), 1.0)
+        assert np.array_equal(stats.peaks, sc.jacobian_peak(stats.weights))
+        assert stats.median_peak == np.median(stats.peaks)
+        assert stats.mean_peak == np.mean(stats.peaks)
+        assert stats.live_share == np.mean(stats.peaks > sc.LIVE_THRESHOLD)
+        assert stats.expected_std == math.sqrt(d_k)
+        # the two columns of one width share their dot products
+        assert stats.dot_std == runs[(d_k, not scaled)].dot_std
+    # scaled weights are the unscaled ones with the logits divided by sqrt(d_k): undo it
+    raw, scaled = runs[(64, False)].weights, runs[(64, True)].weights
+    logits = np.log(raw) - np.log(raw[:, :1])
+    assert np.allclose(softmax(logits / 8.0), scaled, rtol=1e-9)
+
+
+def test_sweep_is_seeded():
+    a = sc.dk_sweep((2, 64), seed=3)
+    b = sc.dk_sweep((2, 64), seed=3)
+    c = sc.dk_sweep((2, 64), seed=4)
+    assert a[(64, False)].median_peak == b[(64, False)].median_peak
+    assert a[(64, False)].median_peak != c[(64, False)].median_peak
+
+
+@pytest.mark.parametrize("d_k", sorted(POPULATION_MEDIANS))
+def test_sweep_has_the_experiments_law(d_k):
+    # Each width of the sweep is distributed as a dk_experiment run: same population median,
+    # same spread, and the flat scaled column.
+    n = 4000
+    runs = sc.dk_sweep(SWEEP_WIDTHS, n_draws=n, seed=13)
+    low, high = POPULATION_MEDIANS[d_k]
+    peaks = runs[(d_k, False)].peaks
+    width = binomial_halfwidth(0.5, n)
+    assert np.mean(peaks < high) > 0.5 - width
+    assert np.mean(peaks < low) < 0.5 + width
+    assert abs(runs[(d_k, False)].dot_std / math.sqrt(d_k) - 1) < std_halfwidth(d_k, n)
+    assert abs(runs[(d_k, True)].median_peak - 0.23) < 0.015
+
+
+def test_sweep_refuses_bad_input():
+    with pytest.raises(ValueError, match="at least one"):
+        sc.dk_sweep(())
+    with pytest.raises(ValueError, match="d_k"):
+        sc.dk_sweep((2, 0))
+    with pytest.raises(ValueError, match="seed"):
+        sc.dk_sweep((2,), seed=-1)
+    with pytest.raises(ValueError, match="n_draws"):
+        sc.dk_sweep((2,), n_draws=0)
+
+
+def test_sweep_of_fourteen_widths_is_fast():
+    widths = (2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024, 2048, 4096, 8192)
+    sc.dk_sweep(widths)  # warm up
+    start = time.perf_counter()
+    sc.dk_sweep(widths, seed=1)
+    assert time.perf_counter() - start < 0.05
