@@ -21,7 +21,7 @@ from markupsafe import Markup
 import pages
 from figures import module
 from figures.page import document, serialize, slot_id, to_json
-from sitebuild import mathtex, snippets
+from sitebuild import glossary, mathtex, snippets
 from sitebuild.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -93,6 +93,7 @@ def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -
         next=posts[index + 1] if index is not None and index + 1 < len(posts) else None,
         figure=figure,
         code=snippets.runner(),
+        term=glossary.renderer(base),
     )
     if not figure_ids:
         return html

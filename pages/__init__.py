@@ -10,7 +10,7 @@ from types import ModuleType
 
 # Reading order: the index lists the posts in this order and each post links to its neighbours.
 POSTS = ("pages.post1",)
-OTHER = ("pages.home",)
+OTHER = ("pages.home", "pages.glossary")
 
 
 def posts() -> list[ModuleType]:

@@ -1,0 +1,127 @@
+// Pointing explains, and glossary terms explain themselves.
+//
+// Figures: an element marked data-explain inside a figure shows the explanation kept in the
+// <template data-explanation> of the same key, in the figure's [data-explain-out] box, and
+// lights every element whose data-marks share a name with its data-lights. Mouse (hover),
+// touch (tap) and keyboard (focus) all point. The figures live in shadow roots, so the
+// listeners sit on the light-DOM <figure> and read the event's composed path: the same
+// listeners serve the pre-render and, unchanged, the live figure that later replaces it.
+//
+// Terms: CSS shows a term's tooltip on hover and focus. This script adds what CSS cannot:
+// Escape hides it, a first tap on a touch screen shows it instead of following the link,
+// and a tooltip that would leave the screen is moved back inside.
+(() => {
+  "use strict";
+
+  // ---- figures ----
+
+  // The pointed element (or null) and the scope it explains itself in (or null).
+  function pointedIn(event) {
+    let target = null;
+    for (const node of event.composedPath()) {
+      if (!(node instanceof Element)) continue;
+      if (!target && node.hasAttribute("data-explain")) target = node;
+      if (node.hasAttribute("data-explain-scope")) return [target, node];
+      if (node.matches("figure[data-figure]")) break;
+    }
+    return [null, null];
+  }
+
+  const words = (text) => new Set((text || "").split(/\s+/).filter(Boolean));
+
+  function explain(target, scope) {
+    const key = target.dataset.explain;
+    const out = scope.querySelector("[data-explain-out]");
+    if (!out || (out.dataset.showing === key && target.classList.contains("is-pointed"))) return;
+    const template = scope.querySelector(`template[data-explanation="${CSS.escape(key)}"]`);
+    if (!template) return;
+    out.replaceChildren(template.content.cloneNode(true));
+    out.dataset.showing = key;
+    const lights = words(target.dataset.lights);
+    for (const el of scope.querySelectorAll("[data-marks]")) {
+      el.classList.toggle("is-lit", [...words(el.dataset.marks)].some((m) => lights.has(m)));
+    }
+    for (const el of scope.querySelectorAll("[data-explain].is-pointed")) {
+      if (el !== target) el.classList.remove("is-pointed");
+    }
+    target.classList.add("is-pointed");
+  }
+
+  // An event whose related target lies in the same shadow tree as its target (the mouse or
+  // the focus moving between two cells of one figure) never leaves that tree. So the
+  // figure listens to events that have no related target (pointermove, keyup after Tab,
+  // click for a tap), and every scope that an event reaches is given listeners of its own
+  // for hover and focus, which do see the moves inside it.
+  const bound = new WeakSet();
+  const POINTING = ["mouseover", "focusin"];
+
+  function onPoint(event) {
+    const [target, scope] = pointedIn(event);
+    if (!scope) return;
+    if (!bound.has(scope)) {
+      bound.add(scope);
+      for (const type of POINTING) scope.addEventListener(type, onPoint);
+    }
+    if (target) explain(target, scope);
+  }
+
+  for (const figure of document.querySelectorAll("figure[data-figure]")) {
+    for (const type of [...POINTING, "pointermove", "pointerdown", "keyup", "click"]) {
+      figure.addEventListener(type, onPoint);
+    }
+  }
+
+  // ---- glossary terms ----
+
+  const root = document.documentElement;
+  const MARGIN = 8; // px kept free between a tooltip and the edge of the screen
+  let lastPointer = "mouse";
+
+  function place(wrap) {
+    const tip = wrap.querySelector(".term-tip");
+    if (!tip) return;
+    tip.style.setProperty("--tip-shift", "0px");
+    const box = tip.getBoundingClientRect();
+    const right = root.clientWidth - MARGIN;
+    let shift = 0;
+    if (box.right > right) shift = right - box.right;
+    if (box.left + shift < MARGIN) shift = MARGIN - box.left;
+    tip.style.setProperty("--tip-shift", `${Math.round(shift)}px`);
+  }
+
+  function closeOpen(except) {
+    for (const wrap of document.querySelectorAll(".term-wrap.term-open")) {
+      if (wrap !== except) wrap.classList.remove("term-open");
+    }
+  }
+
+  const termWrap = (event) => event.target instanceof Element && event.target.closest(".term-wrap");
+
+  document.addEventListener("pointerdown", (event) => {
+    lastPointer = event.pointerType;
+    if (!termWrap(event)) closeOpen(null);
+  });
+  for (const type of ["mouseover", "focusin"]) {
+    document.addEventListener(type, (event) => {
+      const wrap = termWrap(event);
+      if (!wrap) return;
+      root.classList.remove("term-tips-hidden");
+      place(wrap);
+    });
+  }
+  document.addEventListener("click", (event) => {
+    const wrap = termWrap(event);
+    if (!wrap || lastPointer !== "touch" || wrap.classList.contains("term-open")) return;
+    // First tap on a touch screen: show the definition; a second tap follows the link.
+    event.preventDefault();
+    closeOpen(wrap);
+    wrap.classList.add("term-open");
+    root.classList.remove("term-tips-hidden");
+    place(wrap);
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    closeOpen(null);
+    root.classList.add("term-tips-hidden");
+  });
+})();
