@@ -19,12 +19,12 @@ from figures.fmt import num
 
 EXPLAIN_CSS = """
 .s33 { font: 0.85rem/1.45 system-ui, sans-serif; color: #1f2937; }
-.s33-row { display: flex; flex-wrap: wrap; gap: 0.75rem 1.5rem; align-items: flex-start; }
+.s33-row { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: flex-start; }
 .s33-block { min-width: 0; max-width: 100%; overflow-x: auto; }
 .s33-label { margin: 0 0 0.2rem; font-size: 0.75rem; font-weight: 600; color: #475569; }
-.s33-op { align-self: center; font-size: 1.2rem; color: #64748b; }
+.s33-op { align-self: center; font-size: 1.5rem; line-height: 1; color: #64748b; }
 .s33 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-.s33 td { padding: 0.15rem 0.35rem; text-align: right;
+.s33 td { padding: 0.15rem 0.35rem; text-align: right; white-space: nowrap;
   font: 0.8rem/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
 .s33 th { padding: 0.1rem 0.35rem; font-size: 0.72rem; font-weight: 600; color: #64748b;
   text-align: right; white-space: nowrap; }
@@ -37,7 +37,7 @@ EXPLAIN_CSS = """
 .s33 .is-pointed, .s33 tr.is-pointed td { background: #c2410c; color: #fff; }
 .s33 .is-pointed th { color: #fff; }
 .s33-out { margin-top: 0.6rem; padding: 0.5rem 0.75rem; border-left: 3px solid #c2410c;
-  background: #fff7ed; min-height: 6.5rem; }
+  background: #fff7ed; min-height: 6.5rem; overflow-x: auto; }
 .s33-out p { margin: 0 0 0.3rem; }
 .s33-out th { text-align: left; font-weight: 500; color: #475569; }
 .s33-out table td { padding: 0 0.3rem; }
@@ -55,6 +55,11 @@ EXPLAIN_CSS = """
 .s33-bar .s33-val { font: 0.8rem ui-monospace, "DejaVu Sans Mono", Menlo, monospace;
   text-align: right; }
 .s33-hint { margin: 0.35rem 0 0; font-size: 0.75rem; color: #64748b; }
+@media (max-width: 480px) {
+  .s33 td { padding: 0.12rem 0.2rem; font-size: 0.72rem; }
+  .s33 th { padding: 0.1rem 0.2rem; font-size: 0.68rem; }
+  .s33-out { padding: 0.4rem 0.5rem; }
+}
 """
 
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
