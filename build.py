@@ -43,7 +43,7 @@ def install_runtime(out: Path, cache: Path) -> list[str]:
     runtime.ensure_cache(cache, log=log)
     with tempfile.TemporaryDirectory() as tmp:
         wheel = build_wheel(ROOT, Path(tmp))
-        packages = runtime.install(cache, out / "runtime", [wheel])
+        packages = runtime.install(cache, out / "runtime", [wheel], precompile=True, log=log)
     runtime.install_browser_assets(cache, out / "vendor")
     return packages
 
@@ -97,7 +97,7 @@ def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -
     )
     if not figure_ids:
         return html
-    dist_url = f"{base}vendor/panel/"
+    dist_url = f"{base}vendor/panel/dist/"
     config = {"base": base, "figures": figure_ids, "packages": packages, "distUrl": dist_url}
     prerender = serialize(document(figure_ids, dist_url))
     scripts = env.get_template("_live.html").render(

@@ -45,7 +45,14 @@ PYODIDE_VERSION = "0.27.7"
 # sha256 of the npm tarball `pyodide@0.27.7`: pins the core files (the official lock lists
 # package wheels only, not the core).
 PYODIDE_NPM_SHA256 = "89d5d952675eb08e11286e52c7238f1248ce71726e896db9703e73bef23dc343"
-PYODIDE_CORE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
+# pyodide.js.map too: a browser with developer tools open asks for it, and a 404 is a console error.
+PYODIDE_CORE_FILES = (
+    "pyodide.js",
+    "pyodide.js.map",
+    "pyodide.asm.js",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+)
 LOCK_NAME = "pyodide-lock.json"
 
 # PyPI has no wasm numpy; this PyPI package ships Pyodide 0.27.7's official builds unchanged.
@@ -132,7 +139,7 @@ PANEL_DIST_SKIPPED = ("assets/logo/",)  # chat avatars, not used by the figures
 BROWSER_SCRIPTS = (*(f"bokeh/js/{name}" for name in BOKEH_JS), f"{PANEL_DIST}panel.min.js")
 
 # Bump when the way cached files are derived changes, so old caches are rebuilt.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 DOWNLOADS, CORE, WHEELS, ASSETS, PYC = "downloads", "core", "wheels", "assets", "wheels-pyc"
 MANIFEST = "manifest.json"
 PROJECT_ROOT = Path(__file__).resolve().parent

@@ -16,17 +16,19 @@ from figures.plots import integer_ticker, note, plot
 
 ID = "depth"
 TITLE = "How far back the gradient walks"
-CAPTION = (
-    "Set the sequence length, the number of layers and a per-step factor. Try T = 100 with "
-    "five layers, then drag T up: the recurrent path grows with it, the attention path does "
-    "not, and the factor to the power T falls off the bottom of float64."
-)
 MAX_T = GPT2_CONTEXT  # up to the context length of the smallest GPT-2
 MAX_LAYERS = 48
+START_T, START_LAYERS = 100, 5  # the post's example: five layers over a hundred tokens
+CAPTION = (
+    "Set the sequence length, the number of layers and a per-step factor. It starts at "
+    f"T = {START_T} with {START_LAYERS} layers; drag T up and the recurrent path grows with "
+    "it while the attention path stays put, and the factor to the power T falls off the "
+    "bottom of float64."
+)
 
 
 def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
-    p = plot("Layers the gradient crosses, last token back to the first", height=260)
+    p = plot("Layers crossed, last token to first", height=260)
     p.x_range = Range1d(0, MAX_T)
     p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
     p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
@@ -47,7 +49,7 @@ def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
 
 
 def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
-    p = plot("Your factor to the power T (log scale)", height=260)
+    p = plot("Your factor ^ T (log scale)", height=260)
     p.x_range = Range1d(0, MAX_T)
     p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
     p.scatter(x="T", y="log10", source=here, size=9, color=ACCENT)
@@ -69,8 +71,8 @@ def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
 
 def view() -> pn.viewable.Viewable:
     """The figure: three sliders, the two depths against T, and factor^T on a log axis."""
-    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=100)
-    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=5)
+    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=START_T)
+    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=START_LAYERS)
     factor = pn.widgets.FloatSlider(
         name="Factor per step", start=0.01, end=1.0, step=0.01, value=sigmoid_slope(0.0)
     )

@@ -8,7 +8,7 @@ against the ceiling log2 T.
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, LabelSet, Span
+from bokeh.models import ColumnDataSource, LabelSet, Range1d, Span
 
 from attention.analysis import (
     context_shift,
@@ -25,37 +25,53 @@ from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, percent, vec
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
-from figures.plots import TOKEN_COLORS, bar_chart, note, plot
+from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot
 
 ID = "flat-weights"
 TITLE = "Softmax weights against a flat average"
 CAPTION = (
-    "Switch the weights between softmax and a flat 1/6 each. The six context vectors barely "
+    f"Switch the weights between softmax and a flat 1/{len(TOKENS)} each. The six context "
+    "vectors barely "
     "move, because they were already huddled around the average; the entropies sit just "
     "under the ceiling."
 )
 
 
-def _plane_plot(inputs: ColumnDataSource, outputs: ColumnDataSource, centre: ColumnDataSource):
-    p = plot("Inputs (circles) and context vectors (diamonds)", height=300, match_aspect=True)
-    p.scatter(x="x", y="y", size=11, color="color", source=inputs)
-    p.add_layout(
-        LabelSet(
-            x="x",
-            y="y",
-            text="label",
-            source=inputs,
-            x_offset=7,
-            y_offset=-5,
-            text_font_size="11px",
-            text_color=INK,
-        )
+def _labels(source: ColumnDataSource) -> LabelSet:
+    return LabelSet(
+        x="x",
+        y="y",
+        text="label",
+        source=source,
+        x_offset=7,
+        y_offset=-5,
+        text_font_size="11px",
+        text_color=INK,
     )
+
+
+def _plane_plot(
+    title: str,
+    inputs: ColumnDataSource,
+    outputs: ColumnDataSource,
+    centre: ColumnDataSource,
+    half_width: float | None = None,
+):
+    """Inputs, context vectors and the flat average in the plane; zoomed if ``half_width``."""
+    if half_width is None:
+        p = plot(title, height=300, match_aspect=True)
+    else:  # a square window around the flat average, which sits at the origin of the plane
+        window = {"x_range": Range1d(-half_width, half_width)}
+        p = plot(title, height=300, y_range=Range1d(-half_width, half_width), **window)
+    p.scatter(x="x", y="y", size=11, color="color", source=inputs)
+    p.add_layout(_labels(inputs))
     p.segment(x0="x", y0="y", x1="cx", y1="cy", source=outputs, color=MUTED, line_width=1.5)
     p.scatter(
         x="x", y="y", marker="diamond", size=12, color="color", line_color=ACCENT, source=outputs
     )
     p.scatter(x="x", y="y", marker="x", size=12, line_width=2, color=INK, source=centre)
+    if half_width is not None:
+        p.add_layout(_labels(outputs))
     p.xaxis.axis_label = "main direction of spread"
     p.yaxis.axis_label = "second direction"
     return p
@@ -68,15 +84,13 @@ def view() -> pn.viewable.Viewable:
     _, softmax_weights, _ = attend(X)
     ceiling = max_entropy_bits(T)
     flat_label = f"flat: 1/{T} each"
-    mode = pn.widgets.RadioButtonGroup(
-        name="Weights", options=["softmax", flat_label], value="softmax", button_type="light"
-    )
+    mode, mode_control = choice("Weights", ["softmax", flat_label], "softmax")
     P = plane_coordinates(X, X)
     centre_xy = plane_coordinates(context(flat_weights(T), X)[:1], X)
     inputs = ColumnDataSource(
         {"x": P[:, 0], "y": P[:, 1], "label": list(TOKENS), "color": list(TOKEN_COLORS)}
     )
-    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": []})
+    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": [], "label": []})
     centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
     rows = ColumnDataSource(
         {
@@ -87,7 +101,12 @@ def view() -> pn.viewable.Viewable:
             "edge_width": [1.0] * T,
         }
     )
-    plane_plot = _plane_plot(inputs, outputs, centre)
+    plane_plot = _plane_plot(
+        "Inputs (circles), context vectors (diamonds)", inputs, outputs, centre
+    )
+    # The close-up keeps one scale for both settings: a little wider than softmax's largest move.
+    reach = 1.25 * float(np.max(context_shift(softmax_weights, X)))
+    close_plot = _plane_plot("Close-up around the flat average ×", inputs, outputs, centre, reach)
     entropy_plot = bar_chart(
         f"Row entropy in bits (ceiling log₂ {T} = {num(ceiling, 3)})",
         rows,
@@ -129,6 +148,7 @@ def view() -> pn.viewable.Viewable:
             "cx": np.repeat(centre_xy[:, 0], T),
             "cy": np.repeat(centre_xy[:, 1], T),
             "color": list(TOKEN_COLORS),
+            "label": list(TOKENS),
         }
         rows.data = {**rows.data, "entropy": h.tolist()}
         readout.object = readout_html(
@@ -151,4 +171,6 @@ def view() -> pn.viewable.Viewable:
 
     mode.param.watch(update, "value")
     update()
-    return frame([mode], [plane_plot, entropy_plot], readout, pn.Column(message, hint))
+    return frame(
+        [mode_control], [plane_plot, close_plot, entropy_plot], readout, pn.Column(message, hint)
+    )

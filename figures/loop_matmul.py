@@ -25,10 +25,11 @@ from figures.plots import heatmap, heatmap_data, note
 
 ID = "loop-matmul"
 TITLE = "The double loop and X @ Xᵀ"
+CELLS = score_dot_products(len(TOKENS))
 CAPTION = (
-    "Step the loop through the 36 cells and watch each dot product form; then switch on "
-    "matmul to get all 36 at once. The grids agree, the scores are symmetric, and the "
-    "weights are not."
+    f"Step the loop through the {CELLS} cells and watch each dot product form; then switch "
+    f"on matmul to get all {CELLS} at once. The grids agree, the scores are symmetric, and "
+    "the weights are not."
 )
 
 
@@ -38,13 +39,13 @@ def _terms(x_i, x_j, products, value) -> str:
     return f"{factors} = {' + '.join(num(p) for p in products)} = {num(value)}"
 
 
-def _grid_data(grid, current: int | None) -> dict:
+def _grid_data(grid, current: int | None, high: float) -> dict:
     """Heatmap columns for a (T, T) grid with blank NaN cells and the current cell outlined."""
     n = grid.size
     text = ["" if np.isnan(v) else num(v, 2) for v in grid.ravel()]  # blank: not filled yet
     edge = [ACCENT if k == current else "#ffffff" for k in range(n)]
     width = [3.0 if k == current else 1.0 for k in range(n)]
-    return heatmap_data(grid, text, edge=edge, edge_width=width, low=0.0, high=1.6)
+    return heatmap_data(grid, text, edge=edge, edge_width=width, low=0.0, high=high)
 
 
 def view() -> pn.viewable.Viewable:
@@ -57,8 +58,11 @@ def view() -> pn.viewable.Viewable:
     _, weights, _ = attend(X)
     step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=cells, value=8)
     matmul = pn.widgets.Toggle(name="Matmul: all at once", value=False, button_type="primary")
-    loop_plot, loop_src, _ = heatmap("for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS)
-    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS)
+    high = float(full.max())  # one colour scale for both grids
+    loop_plot, loop_src, _ = heatmap(
+        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=high
+    )
+    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=high)
     readout, message = pane(), pane()
     hint = note(
         "The loop runs row by row, as its two <code>for</code> statements nest; each cell is "
@@ -89,8 +93,9 @@ def view() -> pn.viewable.Viewable:
             message.object = message_html(str(err))
             return
         message.object = ""
-        loop_src.data = _grid_data(grid, k - 1 if k else None)
-        mat_src.data = _grid_data(full if matmul.value else np.full_like(full, np.nan), None)
+        loop_src.data = _grid_data(grid, k - 1 if k else None, high)
+        blank = np.full_like(full, np.nan)
+        mat_src.data = _grid_data(full if matmul.value else blank, None, high)
         if k:
             i, j, products, value = steps[k - 1]
             formed = f"ω[{TOKENS[i]}, {TOKENS[j]}] = " + _terms(X[i], X[j], products, value)

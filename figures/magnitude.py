@@ -22,15 +22,15 @@ from attention.analysis import (
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import ACCENT, frame, message_html, pane, readout_html
-from figures.plots import heatmap, heatmap_data, note
+from figures.frame import frame, message_html, pane, readout_html
+from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note
 
 ID = "magnitude"
 TITLE = "Length wins"
 CAPTION = (
-    "Pick a token and scale its embedding: at 3× the shortest vector, with, takes the "
-    "largest weight in every row. Then switch to cosine, which ignores length, and see "
-    "every token look hardest at itself."
+    "Pick a token and scale its embedding: made three times longer, the shortest vector, "
+    "with, takes the largest weight in every row. Then switch to cosine, which ignores "
+    "length, and see every token look hardest at itself."
 )
 DOT, COSINE = "dot product", "cosine"
 MAX_SCALE = 10.0
@@ -44,16 +44,17 @@ def view() -> pn.viewable.Viewable:
     scale = pn.widgets.FloatSlider(
         name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
     )
-    similarity = pn.widgets.RadioButtonGroup(
-        name="Similarity", options=[DOT, COSINE], value=DOT, button_type="light"
-    )
-    plot, source, mapper = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
+    similarity, similarity_control = choice("Similarity", [DOT, COSINE], DOT)
+    plot, source, _ = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
     column = BoxAnnotation(
-        bottom=0, top=T, fill_alpha=0.0, line_color=ACCENT, line_width=3, level="overlay"
+        bottom=0, top=T, fill_alpha=0.0, line_color=HIGHLIGHT, line_width=4, level="overlay"
     )
     plot.add_layout(column)
     readout, message = pane(), pane()
-    hint = note("Each row's largest weight is in bold; the scaled token's column is outlined.")
+    hint = note(
+        "Colour runs from weight 0 (pale) to 1 (dark). Each row's largest weight is in bold; "
+        "the scaled token's column is outlined in blue."
+    )
 
     def update(*_events) -> None:
         j = TOKENS.index(token.value)
@@ -70,9 +71,8 @@ def view() -> pn.viewable.Viewable:
         bold = np.zeros_like(weights, dtype=bool)
         bold[np.arange(T), top] = True
         source.data = heatmap_data(
-            weights, [num(w, 3) for w in weights.ravel()], bold=bold.ravel().tolist()
+            weights, [num(w, 3) for w in weights.ravel()], bold=bold.ravel().tolist(), low=0, high=1
         )
-        mapper.update(low=0.0, high=float(weights.max()))
         column.update(left=j, right=j + 1)
         readout.object = readout_html(
             [
@@ -98,4 +98,4 @@ def view() -> pn.viewable.Viewable:
     for widget in (token, scale, similarity):
         widget.param.watch(update, "value")
     update()
-    return frame([token, scale, similarity], [plot], readout, pn.Column(message, hint))
+    return frame([token, scale, similarity_control], [plot], readout, pn.Column(message, hint))

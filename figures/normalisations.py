@@ -13,13 +13,13 @@ from attention.basics import improper_weights, query_scores, row_sums, softmax, 
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures.fmt import num, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html
-from figures.plots import FLAG, bar_chart, note
+from figures.plots import FLAG, bar_chart, choice, note
 
 ID = "normalisations"
 TITLE = "Divide by the sum, or softmax"
 CAPTION = (
     "The same six scores normalised two ways. Press the negative preset and read the "
-    "divide-by-sum panel: one token gets a negative weight while the row still sums to 1. "
+    "divide-by-sum panel: one token gets a negative weight while the row still sums to one. "
     "Then try the near-zero preset, and other query tokens."
 )
 PRESET_LABELS = {label: name for name, label in PRESETS.items()}
@@ -53,8 +53,8 @@ def _flag_text(by_sum: np.ndarray, bad: np.ndarray, denominator: float) -> str:
 
 def view() -> pn.viewable.Viewable:
     """The figure: preset and query pickers, two bar charts, scores and both weight rows."""
-    preset = pn.widgets.RadioButtonGroup(
-        name="Preset", options=list(PRESET_LABELS), value=PRESETS["book"], button_type="light"
+    preset, preset_control = choice(
+        "Tensor", list(PRESET_LABELS), PRESETS["book"], orientation="vertical", width=280
     )
     query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1], width=160)
     zeros = np.zeros(len(TOKENS))
@@ -116,4 +116,6 @@ def view() -> pn.viewable.Viewable:
     for widget in (preset, query):
         widget.param.watch(update, "value")
     update()
-    return frame([preset, query], [by_sum_plot, softmax_plot], readout, pn.Column(message, hint))
+    return frame(
+        [preset_control, query], [by_sum_plot, softmax_plot], readout, pn.Column(message, hint)
+    )

@@ -24,9 +24,14 @@ from figures.frame import INK, PANE_CSS, PLOT_STYLE
 # One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
 TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
 FLAG = "#b91c1c"  # a weight no probability could be
+HIGHLIGHT = "#1d4ed8"  # an outline that stands out on the orange heatmap
 HEAT = tuple(reversed(Oranges256))  # light for small values, dark for large
 EMPTY = "#f1f5f9"  # a cell not computed yet
 MIN_PLOT_WIDTH = 260  # narrower than this, the plots wrap onto their own rows
+
+LABEL_CSS = """
+.fig-label { font: 0.8rem/1.2 system-ui, sans-serif; color: #1f2937; }
+"""
 
 NOTE_CSS = """
 .fig-note { margin: 0.25rem 0; font: 0.8rem/1.45 system-ui, sans-serif; color: #475569; }
@@ -42,6 +47,22 @@ def note(html: str = "") -> pn.pane.HTML:
         margin=(0, 8),
         stylesheets=[PANE_CSS, NOTE_CSS],
     )
+
+
+def choice(
+    name: str, options: Sequence[str], value: str, **kwargs
+) -> tuple[pn.widgets.RadioButtonGroup, pn.Column]:
+    """A row of buttons picking one option, with its name shown above it like a widget label.
+
+    Returns the widget (to watch) and the labelled layout (to place among the controls).
+    """
+    kwargs.setdefault("button_type", "primary")
+    kwargs.setdefault("button_style", "outline")
+    group = pn.widgets.RadioButtonGroup(name=name, options=list(options), value=value, **kwargs)
+    label = pn.pane.HTML(
+        f'<span class="fig-label">{name}</span>', margin=(0, 10), stylesheets=[LABEL_CSS]
+    )
+    return group, pn.Column(label, group, margin=0)
 
 
 def plot(title: str, height: int = 240, **kwargs) -> figure:
@@ -95,15 +116,22 @@ def bar_chart(
 
 
 def heatmap(
-    title: str, rows: Sequence[str], cols: Sequence[str], height: int = 300
+    title: str,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    height: int = 300,
+    low: float = 0.0,
+    high: float = 1.0,
 ) -> tuple[figure, ColumnDataSource, LinearColorMapper]:
-    """A grid of labelled cells, row 0 at the top. Fill the source with ``heatmap_data``.
+    """A grid of labelled cells, row 0 at the top, coloured from ``low`` (pale) to ``high``.
+
+    Fill the source with ``heatmap_data`` (passing the same ``low`` and ``high``).
 
     Cells sit on numeric coordinates (column j spans [j, j+1]) so that annotations such as a
     highlighted column can be placed with plain numbers; the ticks carry the token names.
     """
     n_rows, n_cols = len(rows), len(cols)
-    mapper = LinearColorMapper(palette=list(HEAT), low=0.0, high=1.0, nan_color=EMPTY)
+    mapper = LinearColorMapper(palette=list(HEAT), low=low, high=high, nan_color=EMPTY)
     source = ColumnDataSource(
         heatmap_data(np.full((n_rows, n_cols), np.nan), [""] * n_rows * n_cols)
     )

@@ -102,7 +102,8 @@ def view() -> pn.viewable.Viewable:
                 name=f"{TOKENS[i]} {DIMS[k]}",
                 value=float(X0[i, k]),
                 step=0.01,
-                width=76,
+                width=66,
+                margin=(4, 3),
                 stylesheets=[VISUALLY_HIDDEN_LABEL],
             )
             for k in range(3)
@@ -114,7 +115,10 @@ def view() -> pn.viewable.Viewable:
         *[
             item
             for i, row in enumerate(cells)
-            for item in (pn.pane.HTML(swatch.format(TOKEN_COLORS[i], TOKENS[i]), width=72), *row)
+            for item in (
+                pn.pane.HTML(swatch.format(TOKEN_COLORS[i], TOKENS[i]), width=66, margin=(4, 3)),
+                *row,
+            )
         ],
         ncols=4,
     )

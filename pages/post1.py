@@ -1,9 +1,58 @@
-"""Post 1: attention with no trainable weights. Every number the prose quotes."""
+"""Post 1: attention with no trainable weights. Every number the prose quotes.
 
-from attention.basics import context as context_vector
-from attention.basics import query_scores, softmax
-from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
+Each value is computed by ``attention/`` and formatted with ``figures.fmt``, so the prose and
+the figures print the same digits. The only numbers given rather than computed are dates.
+"""
+
+import numpy as np
+
+from attention.analysis import (
+    context_shift,
+    cosine_scores,
+    dynamic_range,
+    entropy_bits,
+    entropy_fraction,
+    entropy_gap_bits,
+    flat_weights,
+    largest_per_row,
+    max_entropy_bits,
+    mean_entropy_bits,
+    mean_pairwise_distance,
+    nearest_input,
+    norms,
+    rows_won_by,
+    runner_up_per_row,
+    scale_token,
+    spread_ratio,
+    winning_margin,
+)
+from attention.basics import (
+    attend,
+    loop_scores,
+    matmul_scores,
+    max_abs_difference,
+    query_scores,
+    row_sums,
+    score_dot_products,
+    score_multiplies,
+    scores,
+    softmax,
+    sum_normalise,
+    symmetry_error,
+)
+from attention.basics import (
+    context as context_vectors,
+)
+from attention.depth import attention_depth, recurrent_depth, sigmoid_slope
+from attention.fixtures import (
+    GPT2_CONTEXT,
+    GPT2_EMBED,
+    TOKENS,
+    book_inputs,
+    preset_inputs,
+    preset_query,
+)
+from figures.fmt import integer, num, percent, sci, vec
 
 SLUG = "attention-without-weights"
 TEMPLATE = "post1.html"
@@ -13,14 +62,160 @@ SUMMARY = (
     "compute, why softmax, and how little the mechanism does without trainable weights."
 )
 
+# Dates are history, not results: Bahdanau, Cho and Bengio's attention for translation, the
+# transformer paper, and the year after which later posts pick up attention's variants.
+BAHDANAU_YEAR = 2014
+TRANSFORMER_YEAR = 2017
+VARIANTS_AFTER = 2019
 
-def context() -> dict:
-    X = book_inputs()
+# Section 01's two worked examples of backpropagation through time: (layers, sequence length).
+SMALL_RNN = (2, 10)
+LARGE_RNN = (5, 100)
+# Section 06 scales the shortest embedding by this factor.
+SCALE_EXAMPLE = 3.0
+
+
+def _words(indices) -> str:
+    """Token names joined for prose: 'journey and starts'."""
+    names = [TOKENS[int(i)] for i in indices]
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def _depth() -> dict:
+    (small_layers, small_T), (large_layers, large_T) = SMALL_RNN, LARGE_RNN
+    return {
+        "small_layers": integer(small_layers),
+        "small_T": integer(small_T),
+        "small_depth": integer(recurrent_depth(small_layers, small_T)),
+        "large_layers": integer(large_layers),
+        "large_T": integer(large_T),
+        "large_depth": integer(recurrent_depth(large_layers, large_T)),
+        "large_attention": integer(attention_depth(large_layers)),
+        "sigmoid_max": num(sigmoid_slope(0.0), 2),
+    }
+
+
+def _three_steps(X: np.ndarray) -> dict:
     journey = TOKENS.index("journey")
     s = query_scores(X, journey)
     w = softmax(s)
+    _, _, Z = attend(X)
+    T, d = X.shape
     return {
+        "T": integer(T),
+        "d": integer(d),
+        "n_numbers": integer(X.size),
         "journey_scores": vec(s),
         "journey_weights": vec(w),
-        "journey_context": vec(context_vector(w, X)),
+        "journey_context": vec(Z[journey]),
+        "journey_by_sum": vec(sum_normalise(s)),
+    }
+
+
+def _normalisations(X: np.ndarray) -> dict:
+    one = TOKENS.index("one")
+    bad_X = preset_inputs("negative")
+    q = preset_query("negative")
+    s = query_scores(bad_X, q)
+    by_sum = sum_normalise(s)
+    near = query_scores(preset_inputs("near-zero"), preset_query("near-zero"))
+    near_by_sum = sum_normalise(near)
+    book_scores = scores(X)
+    return {
+        "n_scores": integer(book_scores.size),
+        "all_scores_positive": bool(np.all(book_scores > 0)),
+        "one_first": num(X[one, 0], 2),
+        "one_first_negative": num(bad_X[one, 0], 2),
+        "negative_query": TOKENS[q],
+        "negative_score": num(s[one]),
+        "negative_denominator": num(row_sums(s)),
+        "negative_weight": num(by_sum[one]),
+        "negative_softmax": num(softmax(s)[one]),
+        "negative_total": num(row_sums(by_sum), 3),
+        "near_denominator": num(row_sums(near)),
+        "near_weight": num(near_by_sum[preset_query("near-zero")], 0),
+    }
+
+
+def _matrices(X: np.ndarray) -> dict:
+    T, d = X.shape
+    omega, alpha, _ = attend(X)
+    return {
+        "n_dot_products": integer(score_dot_products(T)),
+        "n_multiplies": integer(score_multiplies(T, d)),
+        "loop_vs_matmul": sci(max_abs_difference(loop_scores(X), matmul_scores(X))),
+        "score_symmetry": num(symmetry_error(omega), 0),
+        "score_symmetry_exact": symmetry_error(omega) == 0.0,
+        "weight_symmetry": num(symmetry_error(alpha), 6),
+        "gpt2_context": integer(GPT2_CONTEXT),
+        "gpt2_embed": integer(GPT2_EMBED),
+        "gpt2_multiplies": integer(score_multiplies(GPT2_CONTEXT, GPT2_EMBED)),
+    }
+
+
+def _what_it_did(X: np.ndarray) -> dict:
+    T = X.shape[0]
+    _, alpha, Z = attend(X)
+    h = entropy_bits(alpha)
+    share = entropy_fraction(alpha)
+    n = norms(X)
+    longest = np.argsort(n)[::-1][:2]
+    shortest = int(np.argmin(n))
+    top = largest_per_row(alpha)
+    first = 0
+    cos_alpha = softmax(cosine_scores(X))
+    cos_h = entropy_bits(cos_alpha)
+    flatter = cos_h > h
+    (exception,) = np.flatnonzero(~flatter)
+    scaled_alpha = attend(scale_token(X, shortest, SCALE_EXAMPLE))[1]
+    return {
+        "max_weight": num(alpha.max()),
+        "min_weight": num(alpha.min()),
+        "flat_weight": num(flat_weights(T)[0, 0]),
+        "dynamic_range": num(dynamic_range(alpha), 3),
+        "ceiling": num(max_entropy_bits(T), 3),
+        "ceiling4": num(max_entropy_bits(T), 4),
+        "row_entropies": [num(v, 3) for v in h],
+        "min_share": percent(share.min()),
+        "max_share": percent(share.max()),
+        "max_gap": num(entropy_gap_bits(alpha).max(), 3),
+        "max_shift": num(context_shift(alpha, X).max(), 3),
+        "spread_inputs": num(mean_pairwise_distance(X)),
+        "spread_context": num(mean_pairwise_distance(Z)),
+        "spread_ratio": percent(spread_ratio(Z, X)),
+        "nearest": _words(sorted(set(nearest_input(Z, X).tolist()))),
+        "flat_nearest": TOKENS[int(nearest_input(context_vectors(flat_weights(T), X), X)[0])],
+        "longest": _words(longest),
+        "longest_norms": [num(v) for v in n[longest]],
+        "rows_to_longest": integer(int(np.isin(top, longest).sum())),
+        "first_token": TOKENS[first],
+        "first_top": TOKENS[int(top[first])],
+        "first_runner_up": TOKENS[int(runner_up_per_row(alpha)[first])],
+        "first_margin": num(winning_margin(alpha)[first]),
+        "shortest": TOKENS[shortest],
+        "shortest_norm": num(n[shortest]),
+        "scale_example": num(SCALE_EXAMPLE, 0),
+        "scaled_wins": integer(rows_won_by(scaled_alpha, shortest)),
+        "scaled_self": num(scaled_alpha[shortest, shortest], 3),
+        "mean_entropy_dot": num(mean_entropy_bits(alpha)),
+        "mean_entropy_cos": num(mean_entropy_bits(cos_alpha)),
+        "rows_flatter": integer(int(flatter.sum())),
+        "exception_row": integer(int(exception) + 1),
+        "exception_token": TOKENS[int(exception)],
+        "exception_dot": num(h[exception]),
+        "exception_cos": num(cos_h[exception]),
+    }
+
+
+def context() -> dict:
+    X = book_inputs()
+    return {
+        "bahdanau_year": BAHDANAU_YEAR,
+        "transformer_year": TRANSFORMER_YEAR,
+        "variants_after": VARIANTS_AFTER,
+        **_depth(),
+        **_three_steps(X),
+        **_normalisations(X),
+        **_matrices(X),
+        **_what_it_did(X),
     }

@@ -20,13 +20,15 @@ def stylesheet() -> str:
 def runner():
     """A function that runs page snippets in one shared namespace, like notebook cells.
 
-    Returns ``run(code) -> Markup``: the highlighted code followed by what it printed.
+    Returns ``run(code) -> Markup`` (also usable as a Jinja call block): the highlighted
+    code followed by what it printed.
     A snippet that raises fails the build, so no page shows code that does not run.
     """
     namespace: dict = {"__name__": "__snippet__"}
 
-    def run(code: str) -> Markup:
-        code = textwrap.dedent(code).strip("\n")
+    def run(code: str = "", caller=None) -> Markup:
+        # Used as {% call code() %}...{% endcall %}: the block's text is the code.
+        code = textwrap.dedent(str(caller()) if caller else code).strip("\n")
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):

@@ -84,8 +84,10 @@
 
   async function onMessage({ data: msg }) {
     if (msg.type === "status") {
+      performance.mark(`loading-step-${msg.step}`);
       setBanner(`Loading the live figures, step ${msg.step} of ${msg.of}: ${msg.text}…`);
     } else if (msg.type === "render") {
+      performance.mark("figures-built");
       await goLive(msg.data);
     } else if (msg.type === "patch") {
       patching += 1;

@@ -17,7 +17,7 @@ from tests.figures.probe import messages, readouts, widgets
 
 def choose(view, preset: str, token: str | None = None) -> None:
     controls = widgets(view)
-    controls["Preset"].value = PRESETS[preset]
+    controls["Tensor"].value = PRESETS[preset]
     if token is not None:
         controls["Query token"].value = token
 

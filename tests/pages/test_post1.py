@@ -1,0 +1,135 @@
+"""Post 1: every number the source post quotes in sections 01-07, rendered from the core."""
+
+import re
+from html import unescape
+
+import pytest
+
+import build
+from pages import post1
+
+TEMPLATE = build.ROOT / "templates" / post1.TEMPLATE
+
+# What the source post quotes, section by section (expected values, not inputs to the page).
+SOURCE = {
+    "01, unrolled depths: 'through 20 layers ... goes through 500'": ["20", "500"],
+    "01, 'At five layers and a hundred steps the comparison is 500 against 5'": ["500", "5"],
+    "01, 'for a sigmoid that factor is at most 0.25'": ["0.25"],
+    "02, 'The fix arrived in 2014'": ["2014"],
+    "03, the scores for journey": ["[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]"],
+    "03, the weights for journey": ["[0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]"],
+    "03, the context vector for journey": ["[0.4419, 0.6515, 0.5683]"],
+    "04, divide by the sum": ["[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]"],
+    "04, 'all 36 dot products are too'": ["36"],
+    "04, 'from 0.77 to -0.77 ... becomes -0.2046'": ["0.77", "-0.77", "-0.2046"],
+    "04, 'row sum of 3.7978 ... -0.0539 ... 0.0669 ... 1.000'": [
+        "3.7978", "-0.0539", "0.0669", "1.000",
+    ],
+    "04, 'a denominator of 0.0100 producing a weight of 90'": ["0.0100", "90"],
+    "05, '36 dot products and 108 multiplications'": ["36", "108"],
+    "05, 'when T goes from 6 to 1,024'": ["1,024"],
+    "05, 'the largest gap between alpha_ij and alpha_ji is 0.087657'": ["0.087657"],
+    "05, 'embedding size of 768 ... 805,306,368 multiply-accumulates'": ["768", "805,306,368"],
+    "06, dynamic range": ["0.2379", "0.0988", "0.1667", "2.408"],
+    "06, entropy ceiling 'log2 6 = 2.585'": ["2.585"],
+    "06, row entropies": ["2.549", "2.519", "2.521", "2.560", "2.564", "2.534"],
+    "06, 'between 97.4% and 99.2% ... 0.066 bits'": ["97.4%", "99.2%", "0.066"],
+    "06, 'no context vector moves more than 0.080'": ["0.080"],
+    "06, spread: '0.6576 apart ... 0.0482 apart, 7.3%'": ["0.6576", "0.0482", "7.3%"],
+    "06, longest vectors: 'norms 1.2227 and 1.2071'": ["1.2227", "1.2071"],
+    "06, 'beating journey by 0.0093'": ["0.0093"],
+    "06, 'with, the shortest vector at norm 0.7026 ... a weight of 0.687'": ["0.7026", "0.687"],
+    "06, cosine: 'from 2.5413 bits to 2.5673 against the same 2.5850 ceiling'": [
+        "2.5413", "2.5673", "2.5850",
+    ],
+    "06, 'Row 5 ... falling from 2.5642 to 2.5577'": ["2.5642", "2.5577"],
+    "07, 'after 2019'": ["2019"],
+}  # fmt: skip
+
+FIGURES = ["depth", "three-steps", "normalisations", "loop-matmul", "flat-weights", "magnitude"]
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    env = build.environment(build.ROOT / "templates")
+    return build.render_page(env, post1, "/", [])
+
+
+def visible_text(html: str) -> str:
+    """The page as a reader sees it: no scripts (the figures' data), no templates, no tags."""
+    html = re.sub(r"<(script|template)\b.*?</\1>", " ", html, flags=re.S)
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def prose(html: str) -> str:
+    """The visible text outside code, code output and figures: what the sentences say."""
+    html = re.sub(r"<(pre|figure)\b.*?</\1>", " ", html, flags=re.S)
+    return visible_text(html)
+
+
+@pytest.mark.parametrize("passage", SOURCE)
+def test_every_number_the_source_quotes_is_on_the_page(html, passage):
+    text = prose(html)
+    for number in SOURCE[passage]:
+        assert re.search(rf"(?<![\d.,]){re.escape(number)}(?![\d]|[.,]\d)", text), (
+            f"{passage}: {number} missing from the prose"
+        )
+
+
+def test_context_values_are_the_sources():
+    """The same numbers, key by key, so a wrong key cannot hide behind a right digit elsewhere."""
+    n = post1.context()
+    assert (n["small_depth"], n["large_depth"], n["large_attention"]) == ("20", "500", "5")
+    assert n["sigmoid_max"] == "0.25"
+    assert (n["T"], n["d"], n["n_numbers"]) == ("6", "3", "18")
+    assert n["journey_context"] == "[0.4419, 0.6515, 0.5683]"
+    assert (n["negative_score"], n["negative_denominator"]) == ("-0.2046", "3.7978")
+    assert (n["negative_weight"], n["negative_softmax"]) == ("-0.0539", "0.0669")
+    assert (n["near_denominator"], n["near_weight"]) == ("0.0100", "90")
+    assert n["all_scores_positive"]
+    assert (n["score_symmetry"], n["weight_symmetry"]) == ("0", "0.087657")
+    assert n["score_symmetry_exact"]
+    assert n["gpt2_multiplies"] == "805,306,368"
+    assert n["row_entropies"] == ["2.549", "2.519", "2.521", "2.560", "2.564", "2.534"]
+    assert (n["nearest"], n["longest"], n["shortest"]) == ("starts", "journey and starts", "with")
+    assert (n["rows_to_longest"], n["first_top"], n["first_runner_up"]) == ("5", "Your", "journey")
+    assert (n["scale_example"], n["scaled_wins"], n["scaled_self"]) == ("3", "6", "0.687")
+    assert (n["rows_flatter"], n["exception_row"], n["exception_token"]) == ("5", "5", "one")
+
+
+def test_printed_outputs_come_from_running_the_code(html):
+    outputs = [
+        unescape(o) for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, re.S)
+    ]
+    assert len(outputs) == 7  # every snippet printed something
+    assert "context [0.4419 0.6515 0.5683]" in outputs[1]
+    assert "-0.0539" in outputs[2]
+    assert outputs[3].splitlines()[0] == "[nan nan]"
+    assert "journey's row: [0.4419 0.6515 0.5683]" in outputs[5]
+    assert "weight asymmetry: 0.087657" in outputs[5]
+    assert outputs[6] == "[2.549 2.519 2.521 2.56  2.564 2.534] ceiling 2.585"
+
+
+def test_the_six_figures_are_placed_in_order(html):
+    placed = re.findall(r'<figure class="fig" data-figure="([^"]+)"', html)
+    assert placed == FIGURES
+
+
+def test_sections_01_to_07_have_headings(html):
+    headings = re.findall(r"<h2 id=\"[^\"]+\">(\d\d) ·", html)
+    assert headings == [f"{k:02d}" for k in range(1, 8)]
+
+
+def test_no_number_is_typed_into_the_prose_of_the_template():
+    """Digits in the prose may only name things: the book's chapters and its section 3.3, this
+    post's sections 01-07, float64, GPT-2. Every quantity comes from the page's context or from code
+    run at build time. Math is notation (log_2, T^2, k = 1), so it is left out; its values,
+    like T = 6, come from the context too."""
+    source = TEMPLATE.read_text()
+    source = re.sub(r"{% call snippet\(\) %}.*?{% endcall %}", " ", source, flags=re.S)
+    source = re.sub(r"{{.*?}}|{%.*?%}", " ", source, flags=re.S)
+    source = re.sub(r"\$\$.*?\$\$|\$.*?\$", " ", source, flags=re.S)
+    source = re.sub(r"<h2 id=\"[^\"]+\">\d\d ·|<[^>]+>", " ", source)
+    names = r"[Cc]hapter \d\b|section (?:0\d|3\.3)\b|exercise 3\.3\b|float64|GPT-2"
+    source = re.sub(names, " ", source)
+    assert re.findall(r"\d", source) == []

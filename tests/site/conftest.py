@@ -1,0 +1,97 @@
+"""Fixtures for the site tests: one build under a sub-path, one server, one browser."""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import build
+from sitebuild.serve import serve_in_thread
+
+BASE = "/attention-explained/"
+CHROMIUM = "/usr/bin/chromium"
+# Keep the browser itself off the network: only the local server may be reached.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--disable-domain-reliability",
+    "--no-pings",
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+]
+LIVE_TIMEOUT_MS = 120_000
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The whole site, built once per test session under BASE."""
+    out = tmp_path_factory.mktemp("site")
+    build.build(out, BASE)
+    return out
+
+
+@pytest.fixture(scope="session")
+def server_url(site) -> Iterator[str]:
+    server = serve_in_thread(site, BASE)
+    yield f"http://127.0.0.1:{server.server_address[1]}{BASE}"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Visit:
+    """A page opened in a fresh browser context, with every request and console error kept."""
+
+    def __init__(self, browser, url: str, block: str | None = None):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.context.on("request", lambda r: self.requests.append(r.url))
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        if block:
+            self.context.route(block, lambda route: route.abort())
+        self.page.goto(url)
+
+    def wait_for(self, state: str) -> None:
+        self.page.wait_for_function(
+            f"document.documentElement.dataset.figures === {state!r}", timeout=LIVE_TIMEOUT_MS
+        )
+
+    def readout_locator(self, figure_id: str, key: str):
+        return self.page.locator(f'[data-figure="{figure_id}"] [data-readout="{key}"]')
+
+    def readout(self, figure_id: str, key: str) -> str:
+        return self.readout_locator(figure_id, key).inner_text()
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="session")
+def visit(browser, server_url):
+    """Open a page by its path under the site (``visit("attention-without-weights/")``)."""
+    opened: list[Visit] = []
+
+    def open_page(path: str = "", block: str | None = None) -> Visit:
+        opened.append(Visit(browser, server_url + path, block))
+        return opened[-1]
+
+    yield open_page
+    for v in opened:
+        v.close()

@@ -1,0 +1,92 @@
+"""The build: every page renders, every local link resolves, nothing is loaded from elsewhere."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import jinja2
+import pytest
+
+import build
+import pages
+from tests.site.conftest import BASE
+
+
+class _Links(HTMLParser):
+    """Collects what a page loads (src, stylesheet hrefs) and what it links to (<a href>)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads: list[str] = []
+        self.links: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "a" and a.get("href"):
+            self.links.append(a["href"])
+        elif a.get("src"):
+            self.loads.append(a["src"])
+        elif tag == "link" and a.get("href"):
+            self.loads.append(a["href"])
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text())
+    return parser
+
+
+def _local_file(site: Path, url: str) -> Path:
+    path = urlsplit(url).path
+    assert path.startswith(BASE), f"{url} is outside the site's base path {BASE}"
+    target = site / path[len(BASE) :]
+    return target / "index.html" if path.endswith("/") else target
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_every_page_is_built(site):
+    built = {p.parent.relative_to(site).as_posix() for p in html_pages(site)}
+    assert built == {page.SLUG or "." for page in pages.all_pages()}
+
+
+def test_every_local_link_and_asset_resolves(site):
+    for page in html_pages(site):
+        found = _parse(page)
+        for url in found.loads + [u for u in found.links if not urlsplit(u).scheme]:
+            if url.startswith("#"):
+                continue
+            assert _local_file(site, url).is_file(), f"{page}: {url} does not resolve"
+
+
+def test_no_page_loads_anything_from_another_origin(site):
+    for page in html_pages(site):
+        found = _parse(page)
+        assert [u for u in found.loads if urlsplit(u).scheme or u.startswith("//")] == []
+
+
+def test_stylesheets_load_nothing_from_another_origin(site):
+    for css in site.rglob("*.css"):
+        urls = re.findall(r"url\(\s*['\"]?([^'\")]+)", css.read_text())
+        assert [u for u in urls if re.match(r"(https?:)?//", u)] == [], css
+
+
+def test_scripts_and_documents_name_no_cdn(site):
+    """The figure documents and our scripts point Panel's CSS at the self-hosted copy."""
+    for path in [*html_pages(site), *(site / "static").glob("*.js")]:
+        text = path.read_text()
+        assert "cdn.holoviz.org" not in text and "cdn.jsdelivr.net" not in text, path
+
+
+def test_a_missing_variable_fails_the_build(tmp_path):
+    (tmp_path / "t.html").write_text("<p>{{ n.missing }}</p>")
+    with pytest.raises(jinja2.UndefinedError):
+        build.environment(tmp_path).get_template("t.html").render(n={})
+
+
+def test_a_bad_base_url_is_refused(tmp_path):
+    with pytest.raises(SystemExit, match="base-url"):
+        build.build(tmp_path / "out", base="no-slashes")

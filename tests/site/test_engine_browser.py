@@ -1,0 +1,71 @@
+"""The engine in a real browser: pre-render, going live, one checked interaction, failure."""
+
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attention.basics import context, query_scores, softmax
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import vec
+
+pytestmark = pytest.mark.browser
+POST1 = "attention-without-weights/"
+
+
+@pytest.fixture(scope="module")
+def post1(visit):
+    """Post 1, opened once and left live for every interaction test in this module."""
+    v = visit(POST1)
+    v.wait_for("live")
+    return v
+
+
+def expected_context(X: np.ndarray, token: str) -> str:
+    w = softmax(query_scores(X, TOKENS.index(token)))
+    return vec(context(w, X))
+
+
+def test_goes_live_with_only_local_requests_and_no_errors(post1, server_url):
+    origin = urlsplit(server_url)[:2]
+    outside = [u for u in post1.requests if urlsplit(u)[:2] != origin]
+    assert outside == []
+    assert post1.errors == []
+    marks = post1.page.evaluate(
+        "performance.getEntriesByType('mark').map(m => [m.name, m.startTime])"
+    )
+    names = dict(marks)
+    assert names["prerender-visible"] < names["figures-live"]
+
+
+def test_live_default_state_is_the_books(post1):
+    assert post1.readout("three-steps", "context") == "[0.4419, 0.6515, 0.5683]"
+    assert post1.readout("three-steps", "context") == expected_context(book_inputs(), "journey")
+
+
+def test_choosing_a_query_recomputes_in_the_browser(post1):
+    figure = post1.page.locator('[data-figure="three-steps"]')
+    figure.locator("select").select_option("step")
+    want = expected_context(book_inputs(), "step")
+    expect(post1.readout_locator("three-steps", "context")).to_have_text(want)
+
+
+def test_editing_an_embedding_number_recomputes(post1):
+    figure = post1.page.locator('[data-figure="three-steps"]')
+    figure.locator("select").select_option("journey")
+    box = figure.get_by_label("step x₁", exact=True)
+    box.fill("2.5")
+    box.press("Enter")
+    X = book_inputs()
+    X[TOKENS.index("step"), 0] = 2.5
+    want = expected_context(X, "journey")
+    expect(post1.readout_locator("three-steps", "context")).to_have_text(want)
+
+
+def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
+    v = visit(POST1, block="**/pyodide.asm.wasm")
+    v.wait_for("failed")
+    assert v.readout("three-steps", "context") == "[0.4419, 0.6515, 0.5683]"
+    status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
+    assert status.startswith("Not live:")
