@@ -20,6 +20,13 @@ REGISTRY: dict[str, str] = {
     "context-matmul": "figures.section33_context_matmul",
     "flat-weights": "figures.flat_weights",
     "magnitude": "figures.magnitude",
+    # post 2
+    "three-modes": "figures.three_modes",
+    "divisor": "figures.divisor",
+    "masking": "figures.masking",
+    "dropout": "figures.dropout",
+    "heads": "figures.heads",
+    "cost": "figures.cost",
 }
 
 

@@ -9,7 +9,7 @@ import importlib
 from types import ModuleType
 
 # Reading order: the index lists the posts in this order and each post links to its neighbours.
-POSTS = ("pages.section33", "pages.post1")
+POSTS = ("pages.section33", "pages.post1", "pages.post2")
 OTHER = ("pages.home", "pages.glossary")
 
 

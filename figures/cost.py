@@ -1,0 +1,145 @@
+"""What n squared costs: one head's score matrix in bytes, cards and hours (post 2, 06).
+
+The context length moves on a log scale from one token to GPT-4.1's window. Memory is an
+exact integer; the card count is the exact ratio and its ceiling; the time is scaled
+quadratically from 0.1 s per token at 1,024 tokens.
+"""
+
+import panel as pn
+from bokeh.models import ColumnDataSource, Span
+
+from attention.cost import (
+    CARD_GIB,
+    GIB,
+    GPT41_CONTEXT,
+    REF_SECONDS,
+    REF_TOKENS,
+    cards_needed,
+    scaled_time,
+    score_matrix_bytes,
+)
+from figures.fmt import integer, num, sci
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.plots import note, plot
+
+ID = "cost"
+TITLE = "What n squared costs"
+CAPTION = (
+    "Drag the context length from one token to a million. One head of one layer: at 1,024 "
+    "tokens the score matrix is nothing, at GPT-4.1's window it fills a rack of 80 GiB cards, "
+    "and the time per token grows with the square of the length."
+)
+# Powers of two up to half a million, then GPT-4.1's window: a log scale with exact stops.
+LENGTHS: tuple[int, ...] = (*(2**k for k in range(20)), GPT41_CONTEXT)
+BYTES_PER_SCORE = {"1 (8-bit)": 1, "2 (16-bit)": 2, "4 (32-bit)": 4}
+CARD_SIZES = {"24 GiB": 24, "40 GiB": 40, "80 GiB (H100)": CARD_GIB}
+UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def length_label(n: int) -> str:
+    """A slider stop: '1,024', and GPT-4.1's window named."""
+    return f"{integer(n)} (GPT-4.1)" if n == GPT41_CONTEXT else integer(n)
+
+
+def bytes_text(n_bytes: int) -> str:
+    """Bytes in binary units: '2 MiB' when exact, '2.00 TiB' otherwise, '512 bytes' below 1 KiB."""
+    k = min(max(0, (int(n_bytes).bit_length() - 1) // 10), len(UNITS) - 1)
+    whole, rest = divmod(int(n_bytes), 1024**k)
+    if rest == 0:
+        return f"{integer(whole)} {UNITS[k]}"
+    return f"{num(n_bytes / 1024**k, 2)} {UNITS[k]}"
+
+
+def seconds_text(seconds: float) -> str:
+    """Whole seconds with separators from 100 s up; small times in scientific notation."""
+    if seconds >= 100:
+        return integer(round(seconds))
+    return num(seconds, 2) if seconds >= 0.01 else sci(seconds, 1)
+
+
+def hours_text(hours: float) -> str:
+    """Hours to two decimals (29.07); tiny ones in scientific notation."""
+    return num(hours, 2) if hours >= 0.01 else sci(hours, 1)
+
+
+def ratio_text(ratio: float) -> str:
+    """Cards' worth of memory: 25.55; a sliver of one card in scientific notation."""
+    return num(ratio, 2) if ratio >= 0.01 else sci(ratio, 1)
+
+
+def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_label: str):
+    p = plot(title, height=260, x_axis_type="log", y_axis_type="log")
+    p.line(x="n", y="y", source=curve, color=MUTED, line_width=2)
+    p.scatter(x="n", y="y", source=here, size=11, color=ACCENT)
+    p.xaxis.axis_label = "context length n (tokens)"
+    p.yaxis.axis_label = y_label
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: length slider, bytes per score, card size; memory and time against n."""
+    length = pn.widgets.DiscreteSlider(
+        name="Context length n",
+        options={length_label(n): n for n in LENGTHS},
+        value=GPT41_CONTEXT,
+    )
+    width = pn.widgets.RadioButtonGroup(
+        name="Bytes per score", options=BYTES_PER_SCORE, value=2, button_type="default"
+    )
+    card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=CARD_GIB)
+    memory_curve = ColumnDataSource({"n": [], "y": []})
+    memory_here = ColumnDataSource({"n": [], "y": []})
+    time_curve = ColumnDataSource({"n": list(LENGTHS), "y": [scaled_time(n)[0] for n in LENGTHS]})
+    time_here = ColumnDataSource({"n": [], "y": []})
+    memory_plot = _log_plot("one head's score matrix", memory_curve, memory_here, "bytes")
+    card_line = Span(dimension="width", location=CARD_GIB * GIB, line_dash="dashed", line_color=INK)
+    memory_plot.add_layout(card_line)
+    time_plot = _log_plot(
+        f"time per token, {num(REF_SECONDS, 1)} s at {integer(REF_TOKENS)} tokens",
+        time_curve,
+        time_here,
+        "seconds",
+    )
+    readout, message = pane(), pane()
+    about = note(
+        "The dashed line is one card. Exact integers: bytes and whole cards; the ratio and the "
+        "time are rounded for display."
+    )
+
+    def update(*_events) -> None:
+        n, per_score, card_gib = int(length.value), int(width.value), int(card.value)
+        try:
+            n_bytes = score_matrix_bytes(n, per_score)
+            ratio, cards = cards_needed(n_bytes, card_gib)
+            seconds, hours = scaled_time(n)
+            curve = [score_matrix_bytes(m, per_score) for m in LENGTHS]
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        message.object = ""
+        memory_curve.data = {"n": list(LENGTHS), "y": curve}
+        memory_here.data = {"n": [n], "y": [n_bytes]}
+        time_here.data = {"n": [n], "y": [seconds]}
+        card_line.location = card_gib * GIB
+        readout.object = readout_html(
+            [
+                ("tokens", "context length n", integer(n)),
+                ("scores", "scores in one head's matrix, n²", integer(score_matrix_bytes(n, 1))),
+                ("bytes", "bytes", integer(n_bytes)),
+                ("bytes-binary", "in binary units", bytes_text(n_bytes)),
+                ("card-ratio", f"{card_gib} GiB cards, exact ratio", ratio_text(ratio)),
+                ("cards", "cards to buy", integer(cards)),
+                ("seconds", "seconds per token", seconds_text(seconds)),
+                ("hours", "hours per token", hours_text(hours)),
+            ]
+        )
+
+    for widget in (length, width, card):
+        widget.param.watch(update, "value")
+    update()
+    return frame(
+        [length, width, card],
+        [memory_plot, time_plot],
+        pn.Column(readout, about, sizing_mode="stretch_width"),
+        message,
+    )

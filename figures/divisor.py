@@ -1,0 +1,228 @@
+"""Why divide by sqrt(d_k): sampled dot products and the softmax Jacobian (post 2, 02).
+
+For every key width on the slider, ``attention.scaling.dk_experiment`` draws a few hundred
+queries against six keys, with and without the divisor; the figure shows the spread of the
+raw dot products against the sqrt(d_k) line, the median (bars) and mean (dashed) of the
+Jacobian's largest entry, and one draw's softmax row. The runs for one seed are computed once
+and kept, so moving the slider only re-reads them; Resample draws a new seed.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, FactorRange, Range1d
+from bokeh.transform import dodge
+
+from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
+from figures.fmt import integer, num, percent, sci
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.plots import note, plot
+
+ID = "divisor"
+TITLE = "Divide by √d_k, or watch the gradient die"
+CAPTION = (
+    "Drag the key width d_k out past a thousand with the divisor set to 1: the dot products "
+    "spread like √d_k, one weight takes everything, and the median Jacobian entry falls off "
+    "a cliff while its mean (dashed) does not. Set the divisor back to √d_k and the bars "
+    "flatten. Resample draws new vectors."
+)
+D_KS: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024, 2048, 4096, 8192)
+DEFAULT_D_K = 64
+DEFAULT_SEED = 0
+DIVISORS = {"√d_k": True, "1 (no divisor)": False}
+FLOOR = 1e-24  # bottom of the log axis: below every median the slider can reach
+SCALED_COLOR, RAW_COLOR = "#0072b2", "#d55e00"
+
+
+@lru_cache(maxsize=8)
+def runs(seed: int) -> dict[tuple[int, bool], DkStats]:
+    """Every (d_k, scaled) run of the experiment for one seed. -> {(d_k, scaled): DkStats}"""
+    return dk_sweep(D_KS, seed=seed)
+
+
+def std_text(x: float) -> str:
+    """A standard deviation to about four figures: 7.921, 63.9."""
+    return num(x, 3) if x < 10 else num(x, 1)
+
+
+def peak_text(x: float) -> str:
+    """A Jacobian entry as the post prints them: 0.220, 0.022, 0.0063, 3.1e-6, 4.8e-14."""
+    if x >= 0.01:
+        return num(x, 3)
+    if x >= 0.001:
+        return num(x, 4)
+    return sci(x, 1)
+
+
+def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnDataSource):
+    p = plot("Spread of the dot products q·k", height=260, x_axis_type="log", y_axis_type="log")
+    p.line(x="d_k", y="sqrt", source=line, color=MUTED, line_width=2, legend_label="√d_k")
+    p.scatter(x="d_k", y="raw", source=points, size=6, color=RAW_COLOR, legend_label="std of q·k")
+    p.scatter(
+        x="d_k",
+        y="scaled",
+        source=points,
+        size=6,
+        color=SCALED_COLOR,
+        marker="square",
+        legend_label="std of q·k / √d_k",
+    )
+    p.scatter(x="d_k", y="raw", source=here, size=14, fill_alpha=0, line_color=ACCENT, line_width=2)
+    p.x_range = Range1d(1.4, D_KS[-1] * 1.4)
+    p.y_range = Range1d(0.5, np.sqrt(D_KS[-1]) * 2)
+    p.xaxis.axis_label = "d_k"
+    p.yaxis.axis_label = "standard deviation"
+    _legend_above(p)
+    return p
+
+
+def _legend_above(p) -> None:
+    """Move the plot's legend above it, in one row, so it never covers the data."""
+    legend = p.legend[0]
+    legend.orientation = "horizontal"
+    legend.label_text_font_size = "11px"
+    legend.padding, legend.spacing, legend.margin = 2, 8, 0
+    p.add_layout(legend, "above")
+
+
+def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
+    labels = [str(d) for d in D_KS]
+    p = plot(
+        "Jacobian peak: median bars, mean dashed",
+        height=260,
+        x_range=FactorRange(*labels),
+        y_axis_type="log",
+    )
+    for offset, column, color, name in (
+        (-0.2, "raw", RAW_COLOR, "divisor 1"),
+        (0.2, "scaled", SCALED_COLOR, "divisor √d_k"),
+    ):
+        p.vbar(
+            x=dodge("label", offset, range=p.x_range),
+            top=column,
+            bottom=FLOOR,
+            width=0.38,
+            source=bars,
+            fill_color=color,
+            line_color=f"{column}_edge",
+            line_width=2,
+            fill_alpha=f"{column}_alpha",
+            legend_label=name,
+        )
+        p.line(
+            x=dodge("label", offset, range=p.x_range),
+            y=f"{column}_mean",
+            source=bars,
+            color=color,
+            line_dash="dashed",
+            line_width=2,
+        )
+    p.scatter(x="label", y="y", source=cursor, marker="inverted_triangle", size=12, color=ACCENT)
+    p.y_range = Range1d(FLOOR, 30.0)
+    p.xaxis.axis_label = "d_k"
+    p.xaxis.major_label_orientation = 0.8
+    p.xgrid.visible = False
+    _legend_above(p)
+    return p
+
+
+def _row_plot(row: ColumnDataSource):
+    keys = [f"k{j + 1}" for j in range(N_KEYS)]
+    p = plot("One draw's softmax weights", height=260, x_range=keys, y_range=Range1d(0, 1.05))
+    p.vbar(x="key", top="weight", width=0.7, color=INK, source=row)
+    p.xgrid.visible = False
+    p.yaxis.axis_label = "weight"
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
+    d_k = pn.widgets.DiscreteSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
+    divisor = pn.widgets.RadioButtonGroup(
+        name="Divide the scores by", options=DIVISORS, value=False, button_type="default"
+    )
+    resample = pn.widgets.Button(name="Resample", button_type="default")
+    seed = {"value": DEFAULT_SEED}
+    points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
+    line = ColumnDataSource({"d_k": list(D_KS), "sqrt": np.sqrt(D_KS).tolist()})
+    here = ColumnDataSource({"d_k": [], "raw": []})
+    bars = ColumnDataSource(
+        {"label": [], "raw": [], "scaled": [], "raw_mean": [], "scaled_mean": []}
+    )
+    row = ColumnDataSource({"key": [], "weight": []})
+    cursor = ColumnDataSource({"label": [], "y": []})
+    spread_plot, peak_plot, row_plot = (
+        _spread_plot(points, line, here),
+        _peak_plot(bars, cursor),
+        _row_plot(row),
+    )
+    readout, message = pane(), pane()
+    about = note(
+        f"Each d_k: {N_DRAWS} draws of one query against {N_KEYS} keys, entries N(0, 1). "
+        f"A Jacobian counts as live when its largest entry exceeds {sci(LIVE_THRESHOLD, 0)}."
+    )
+
+    def update(*_events) -> None:
+        try:
+            table = runs(seed["value"])
+            stats = table[(int(d_k.value), bool(divisor.value))]
+        except (ValueError, KeyError) as err:
+            message.object = message_html(f"Cannot run the experiment: {err}")
+            return
+        message.object = ""
+        raw = [table[(d, False)] for d in D_KS]
+        scaled = [table[(d, True)] for d in D_KS]
+        chosen = D_KS.index(stats.d_k)
+        points.data = {
+            "d_k": list(D_KS),
+            "raw": [s.dot_std for s in raw],
+            "scaled": [s.input_std for s in scaled],
+        }
+        here.data = {"d_k": [stats.d_k], "raw": [stats.dot_std]}
+        cursor.data = {"label": [str(stats.d_k)], "y": [4.0]}
+        edge = ["#ffffff"] * len(D_KS)
+        edge[chosen] = ACCENT
+        on, off = [1.0] * len(D_KS), [0.35] * len(D_KS)
+        bars.data = {
+            "label": [str(d) for d in D_KS],
+            "raw": [max(s.median_peak, FLOOR) for s in raw],
+            "scaled": [max(s.median_peak, FLOOR) for s in scaled],
+            "raw_mean": [s.mean_peak for s in raw],
+            "scaled_mean": [s.mean_peak for s in scaled],
+            "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(D_KS),
+            "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(D_KS),
+            "raw_alpha": off if stats.scaled else on,
+            "scaled_alpha": on if stats.scaled else off,
+        }
+        row.data = {
+            "key": [f"k{j + 1}" for j in range(N_KEYS)],
+            "weight": stats.weights[0].tolist(),
+        }
+        divided_by = f"√{stats.d_k} = {num(stats.expected_std, 2)}" if stats.scaled else "1"
+        readout.object = readout_html(
+            [
+                ("divisor", "scores divided by", divided_by),
+                ("dot-std", "std of q·k (sampled)", std_text(stats.dot_std)),
+                ("sqrt-dk", "√d_k", std_text(stats.expected_std)),
+                ("median-peak", "median largest Jacobian entry", peak_text(stats.median_peak)),
+                ("mean-peak", "mean largest Jacobian entry", peak_text(stats.mean_peak)),
+                ("live-share", "draws with a live Jacobian", percent(stats.live_share)),
+                ("seed", "seed · draws", f"{seed['value']} · {integer(N_DRAWS)}"),
+            ]
+        )
+
+    def new_seed(_event) -> None:
+        seed["value"] += 1
+        update()
+
+    d_k.param.watch(update, "value")
+    divisor.param.watch(update, "value")
+    resample.on_click(new_seed)
+    update()
+    return frame(
+        [d_k, divisor, resample],
+        [spread_plot, peak_plot, row_plot],
+        pn.Column(readout, about, sizing_mode="stretch_width"),
+        message,
+    )

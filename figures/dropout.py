@@ -1,0 +1,177 @@
+"""Dropout on the causal weights: one pass, and a run of thousands (post 2, section 04).
+
+The weights are section 3.5's causal matrix (seed 789, ``SelfAttention_v2(3, 2)``). One pass
+shows a row dying outright; the run counts how often rows 1 and 2 die and averages the row
+sums, which land on 1 with the 1/(1 - p) factor and on 1 - p without it. Both are drawn from
+a fixed seed, so the numbers are reproducible; Resample moves to the next seed.
+"""
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, Range1d
+
+from attention.basics import row_sums
+from attention.dropout import (
+    BOOK_RATE,
+    DropoutStats,
+    death_probability,
+    dropout,
+    dropout_stats,
+    expected_factor,
+    survivor_scale,
+)
+from attention.fixtures import TOKENS, book_inputs
+from attention.masking import masked_before_softmax
+from attention.projections import mode_scores
+from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
+from figures.fmt import integer, num, percent, vec
+from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html
+from figures.plots import heatmap, heatmap_data, note, plot
+
+ID = "dropout"
+TITLE = "The row that sums to zero"
+CAPTION = (
+    "Set the rate p, resample the single pass a few times, and read the run of thousands "
+    "below it: at p = 0.5 the first row dies on half the passes, the second on a quarter. "
+    "Switch the scaling off and the average row sum drops from 1 to 1 − p."
+)
+WEIGHT_SET = f"seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.5)"
+DRAWS = {"1,000": 1_000, "10,000": 10_000, "20,000": 20_000}
+DEFAULT_DRAWS = 10_000
+DEFAULT_SEED = 0
+
+
+def causal_weights() -> np.ndarray:
+    """Section 3.5's causal attention weights on the book's six tokens. -> (6, 6)"""
+    X = book_inputs()
+    W_query, W_key, _ = weights_section_3_5()
+    return masked_before_softmax(mode_scores(X, "separate", W_query, W_key), W_key.shape[1])
+
+
+def one_pass(weights: np.ndarray, p: float, seed: int, scale: bool = True) -> np.ndarray:
+    """The single pass the figure shows for ``seed``. (T, T) -> (T, T)"""
+    return dropout(weights, p, np.random.default_rng([seed, 0]), scale)
+
+
+def run(weights: np.ndarray, p: float, n_draws: int, seed: int, scale: bool = True) -> DropoutStats:
+    """The run of ``n_draws`` passes the figure shows for ``seed``. -> DropoutStats"""
+    return dropout_stats(weights, p, n_draws, np.random.default_rng([seed, 1]), scale)
+
+
+def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
+    rows = [f"row {i + 1}" for i in range(len(TOKENS))]
+    p = plot(title, height=250, x_range=rows, y_range=Range1d(0, top))
+    p.vbar(x="row", top="observed", width=0.7, color=INK, source=source, legend_label="this run")
+    p.scatter(
+        x="row",
+        y="expected",
+        size=11,
+        marker="dash",
+        line_width=3,
+        color=ACCENT,
+        source=source,
+        legend_label="expected",
+    )
+    p.xgrid.visible = False
+    p.yaxis.axis_label = y_label
+    p.legend.location = "top_right"
+    p.legend.label_text_font_size = "11px"
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: rate, scaling, run length, resample; one pass, dead rows, row sums."""
+    weights = causal_weights()
+    rate = pn.widgets.FloatSlider(
+        name="Dropout rate p", start=0.0, end=1.0, step=0.05, value=BOOK_RATE
+    )
+    scale = pn.widgets.Toggle(
+        name="Scale survivors by 1/(1 − p)", value=True, button_type="primary"
+    )
+    draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=DEFAULT_DRAWS)
+    resample = pn.widgets.Button(name="Resample", button_type="default")
+    seed = {"value": DEFAULT_SEED}
+    pass_plot, pass_src, pass_map = heatmap("one training pass", TOKENS, TOKENS)
+    dead = ColumnDataSource({"row": [], "observed": [], "expected": []})
+    sums = ColumnDataSource({"row": [], "observed": [], "expected": []})
+    dead_plot = _row_plot("share of passes in which the row is all zero", dead, "share", 1.05)
+    sum_plot = _row_plot("mean row sum over the run", sums, "row sum", 1.6)
+    readout, message = pane(), pane()
+    weight_set = note(
+        f"<b>Weights:</b> the causal matrix of {WEIGHT_SET}, generated in numpy. "
+        "Row i has i live weights, so it dies with probability p to the power i."
+    )
+
+    def update(*_events) -> None:
+        p, scaled, n = float(rate.value), bool(scale.value), int(draws.value)
+        try:
+            single = one_pass(weights, p, seed["value"], scaled)
+            stats = run(weights, p, n, seed["value"], scaled)
+            deaths = death_probability(weights, p)
+            expected = expected_factor(p, scaled)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        try:
+            factor = f"× {num(survivor_scale(p), 2)}" if scaled else "off (× 1)"
+        except ValueError:
+            factor = "none: nothing survives"
+        if p == 1.0:
+            message.object = message_html(
+                "At p = 1 every weight is dropped: every row is dead on every pass, and there "
+                "is no survivor for the 1/(1 − p) factor to scale.",
+                "info",
+            )
+        elif p == 0.0:
+            message.object = message_html(
+                "At p = 0 nothing is dropped: every pass is the weight matrix itself.", "info"
+            )
+        else:
+            message.object = ""
+        high = max(float(np.max(single)), 1.0)
+        pass_map.low, pass_map.high = 0.0, high
+        pass_src.data = heatmap_data(
+            single, [num(w, 2) for w in single.ravel()], low=0.0, high=high
+        )
+        rows = [f"row {i + 1}" for i in range(len(TOKENS))]
+        dead.data = {
+            "row": rows,
+            "observed": stats.dead_share.tolist(),
+            "expected": deaths.tolist(),
+        }
+        sums.data = {
+            "row": rows,
+            "observed": row_sums(stats.mean_weights).tolist(),
+            "expected": [expected] * len(rows),
+        }
+        readout.object = readout_html(
+            [
+                ("factor", "survivors multiplied by", factor),
+                ("pass-row-sums", "this pass: row sums", vec(row_sums(single), 3)),
+                ("row-1-dead", "row 1 all zero in", percent(stats.dead_share[0])),
+                ("row-2-dead", "row 2 all zero in", percent(stats.dead_share[1])),
+                (
+                    "expected-dead",
+                    "expected: p and p²",
+                    f"{percent(deaths[0])} and {percent(deaths[1])}",
+                ),
+                ("mean-row-sum", "mean row sum over the run", num(stats.mean_row_sum, 3)),
+                ("expected-row-sum", "expected mean row sum", num(expected, 3)),
+                ("run", "seed · passes", f"{seed['value']} · {integer(n)}"),
+            ]
+        )
+
+    def new_seed(_event) -> None:
+        seed["value"] += 1
+        update()
+
+    for widget in (rate, scale, draws):
+        widget.param.watch(update, "value")
+    resample.on_click(new_seed)
+    update()
+    return frame(
+        [rate, scale, draws, resample],
+        [pass_plot, dead_plot, sum_plot],
+        pn.Column(readout, weight_set, sizing_mode="stretch_width"),
+        message,
+    )

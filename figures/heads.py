@@ -1,0 +1,234 @@
+"""One projection sliced into heads: column stripes, the shape trace, two meanings of d_out.
+
+Post 2, section 05. The split class's W_query is drawn with each head's block of columns in
+its own colour (darker for larger |weight|); the trace lists the shape after every reshape;
+the readouts set the wrapper class against the split class at the same arguments (output
+width) and at the same output width (parameters). The weights are ``nn.Linear``'s initial
+values after seed 123, as the book constructs ``MultiHeadAttention``, generated in numpy.
+"""
+
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+from bokeh.models import ColumnDataSource, Range1d
+
+from attention.fixtures import GPT2_EMBED, TOKENS
+from attention.heads import (
+    BOOK_BATCH,
+    BOOK_HEADS,
+    GPT2_HEADS,
+    head_columns,
+    head_dim,
+    output_shapes,
+    param_counts,
+    score_divisor,
+    shape_trace,
+)
+from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
+from figures.fmt import integer, num
+from figures.frame import INK, MUTED, frame, message_html, pane, readout_html
+from figures.plots import integer_ticker, note, plot
+
+ID = "heads"
+TITLE = "One matrix, sliced into stripes"
+CAPTION = (
+    "Step num_heads and watch W_query's columns regroup into one stripe per head; walk the "
+    "shape trace below. Load GPT-2's sizes to see why its scores are divided by 8, and try a "
+    "head count that does not divide d_out."
+)
+MAX_SIZE = 1024  # d_in and d_out: a (1024, 1024) projection is still drawn at once
+MAX_ROWS = 16  # rows of W_query drawn; the stripes run down every row alike
+T = len(TOKENS)
+HEAD_COLORS = (
+    "#0072b2",
+    "#e69f00",
+    "#009e73",
+    "#cc79a7",
+    "#56b4e9",
+    "#d55e00",
+    "#f0e442",
+    "#000000",
+)
+PRESETS = {
+    "book": (BOOK_D_IN, BOOK_D_OUT, BOOK_HEADS),
+    "gpt2": (GPT2_EMBED, GPT2_EMBED, GPT2_HEADS),
+}
+
+
+@lru_cache(maxsize=4)
+def query_weights(d_in: int, d_out: int) -> np.ndarray:
+    """W_query as the book's MultiHeadAttention starts it after seed 123. -> (d_in, d_out)"""
+    return linear_weight(stream(SEED_3_4), d_in, d_out).T
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """(2, 6, 4) -> '[2, 6, 4]', as torch prints a size."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def root_text(x: float) -> str:
+    """A square root: whole numbers as integers (8), others to one decimal (27.7)."""
+    return integer(round(x)) if float(x).is_integer() else num(x, 1)
+
+
+def stripes_rgba(W: np.ndarray, columns: list[tuple[int, int]] | None) -> np.ndarray:
+    """The first MAX_ROWS rows of W as an RGBA image, row 0 at the top.
+
+    Each head's columns take that head's colour, mixed with white by |weight| / max |weight|;
+    ``columns`` None (no valid split) draws every column in grey. -> (rows, d_out) uint32
+    """
+    shown = W[:MAX_ROWS][::-1]  # Bokeh draws image row 0 at the bottom
+    strength = 0.2 + 0.8 * np.abs(shown) / max(float(np.max(np.abs(shown))), 1e-300)
+    hexes = [MUTED] * W.shape[1]
+    for h, (start, stop) in enumerate(columns or []):
+        hexes[start:stop] = [HEAD_COLORS[h % len(HEAD_COLORS)]] * (stop - start)
+    rgb = np.array([[int(c[k : k + 2], 16) for k in (1, 3, 5)] for c in hexes], dtype=float)
+    mixed = 255.0 - strength[..., None] * (255.0 - rgb[None, :, :])  # (rows, d_out, 3)
+    rgba = np.concatenate([mixed, np.full((*mixed.shape[:2], 1), 255.0)], axis=-1)
+    return np.ascontiguousarray(rgba.round().astype(np.uint8)).view(np.uint32)[..., 0]
+
+
+def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: ColumnDataSource):
+    p = plot("W_query, columns coloured by head", height=220)
+    p.x_range, p.y_range = Range1d(0, 1), Range1d(0, 1)
+    p.image_rgba(image="image", x=0, y=0, dw="dw", dh="dh", source=image)
+    p.segment(x0="x", x1="x", y0=0, y1="top", source=bounds, color=INK, line_width=1)
+    p.text(
+        x="x",
+        y="y",
+        text="text",
+        source=labels,
+        text_align="center",
+        text_baseline="bottom",
+        text_font_size="11px",
+        text_color=INK,
+    )
+    p.xaxis.axis_label = "output column (d_out)"
+    p.yaxis.axis_label = "input row (d_in)"
+    p.xaxis.ticker = integer_ticker()
+    p.yaxis.visible = False
+    p.grid.visible = False
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
+    d_in = pn.widgets.IntInput(name="d_in", value=BOOK_D_IN, start=1, end=MAX_SIZE, width=110)
+    d_out = pn.widgets.IntInput(name="d_out", value=BOOK_D_OUT, start=1, end=MAX_SIZE, width=110)
+    heads = pn.widgets.IntInput(
+        name="num_heads", value=BOOK_HEADS, start=1, end=MAX_SIZE, width=110
+    )
+    book = pn.widgets.Button(name="Book toy (3, 2, 2 heads)", button_type="default")
+    gpt2 = pn.widgets.Button(name="GPT-2 small (768, 768, 12 heads)", button_type="default")
+    image = ColumnDataSource({"image": [], "dw": [], "dh": []})
+    bounds = ColumnDataSource({"x": [], "top": []})
+    labels = ColumnDataSource({"x": [], "y": [], "text": []})
+    stripe_plot = _stripe_plot(image, bounds, labels)
+    readout, trace, message = pane(), pane(), pane()
+    legend = note("")
+    loading = {"preset": False}
+
+    def update(*_events) -> None:
+        if loading["preset"]:
+            return
+        sizes = (d_in.value, d_out.value, heads.value)
+        if any(s is None for s in sizes):
+            message.object = message_html("d_in, d_out and num_heads each need a value.")
+            return
+        n_in, n_out, H = (int(s) for s in sizes)
+        try:
+            W = query_weights(n_in, n_out)
+        except ValueError as err:
+            message.object = message_html(str(err))
+            return
+        try:
+            columns = head_columns(n_out, H)
+        except ValueError as err:
+            columns = None
+            split_error = str(err)
+        rows = min(n_in, MAX_ROWS)
+        image.data = {"image": [stripes_rgba(W, columns)], "dw": [n_out], "dh": [rows]}
+        stripe_plot.x_range.end, stripe_plot.y_range.end = n_out, rows * 1.18
+        starts = [start for start, _ in (columns or [])[1:]]
+        bounds.data = {"x": starts, "top": [rows] * len(starts)}
+        show = columns is not None and len(columns) <= len(HEAD_COLORS)
+        labels.data = {
+            "x": [(a + b) / 2 for a, b in columns] if show else [],
+            "y": [rows * 1.01] * len(columns) if show else [],
+            "text": [f"head {h + 1}" for h in range(len(columns))] if show else [],
+        }
+        shown_rows = f"rows 1–{rows} of {integer(n_in)}" if n_in > rows else "every row"
+        legend.object = (
+            f'<p class="fig-note">W_query ({integer(n_in)} × {integer(n_out)}), {shown_rows}; '
+            f"nn.Linear's initial weights after seed {SEED_3_4}. Darker = larger |weight|.</p>"
+        )
+        if columns is None:
+            message.object = message_html(split_error)
+            readout.object = readout_html(
+                [("head-dim", "head_dim = d_out / num_heads", "not a whole number")]
+            )
+            trace.object = ""
+            return
+        message.object = ""
+        hd = head_dim(n_out, H)
+        wrapper_shape, split_shape = output_shapes(BOOK_BATCH, T, n_out, H)
+        counts = param_counts(n_in, n_out, H)
+        readout.object = readout_html(
+            [
+                ("head-dim", "head_dim = d_out / num_heads", integer(hd)),
+                (
+                    "divisor",
+                    "scores divided by √head_dim",
+                    f"√{hd} = {root_text(score_divisor(n_out, H))}",
+                ),
+                (
+                    "not-divisor",
+                    "not by √d_out",
+                    f"√{n_out} = {root_text(score_divisor(n_out, 1))}",
+                ),
+                ("wrapper-shape", "wrapper output, same arguments", shape_text(wrapper_shape)),
+                ("split-shape", "split class output", shape_text(split_shape)),
+                (
+                    "wrapper-params",
+                    "wrapper Q, K, V parameters at width d_out",
+                    integer(counts.wrapper),
+                ),
+                ("split-params", "split class Q, K, V parameters", integer(counts.split)),
+                (
+                    "matmuls",
+                    "projection matmuls: wrapper vs split",
+                    f"{counts.wrapper_matmuls} vs {counts.split_matmuls}",
+                ),
+            ]
+        )
+        trace.object = readout_html(
+            [
+                (f"trace-{k + 1}", step, shape_text(shape))
+                for k, (step, shape) in enumerate(shape_trace(BOOK_BATCH, T, n_in, n_out, H))
+            ]
+        )
+
+    def load(preset: str) -> None:
+        loading["preset"] = True
+        d_in.value, d_out.value, heads.value = PRESETS[preset]
+        loading["preset"] = False
+        update()
+
+    for widget in (d_in, d_out, heads):
+        widget.param.watch(update, "value")
+    book.on_click(lambda _event: load("book"))
+    gpt2.on_click(lambda _event: load("gpt2"))
+    update()
+    return frame(
+        [d_in, d_out, heads, book, gpt2],
+        [stripe_plot],
+        pn.Column(
+            legend,
+            readout,
+            note("<b>Shape trace</b> of the split class, batch of two:"),
+            trace,
+            sizing_mode="stretch_width",
+        ),
+        message,
+    )

@@ -1,0 +1,288 @@
+"""Post 2: trainable attention, the causal mask, dropout, heads and cost. Every number it quotes.
+
+Each value is computed by ``attention/`` (or by a figure's own sampling function, so prose and
+figure share a seed) and formatted with ``figures.fmt`` or the figure's formatter, so the prose
+and the figures print the same digits. Monte-Carlo numbers come from the figures' fixed seeds.
+"""
+
+import math
+
+import numpy as np
+
+from attention.analysis import mean_pairwise_distance, nearest_input, spread_ratio
+from attention.basics import context as context_vectors
+from attention.basics import score_dot_products, scores, softmax, symmetry_error
+from attention.cost import (
+    CARD_GIB,
+    GPT41_CONTEXT,
+    REF_SECONDS,
+    REF_TOKENS,
+    TIB,
+    cards_needed,
+    feed_forward_params,
+    rounded_ratio_time,
+    scaled_time,
+    score_matrix_bytes,
+)
+from attention.dropout import (
+    BOOK_RATE,
+    GPT_RATES,
+    death_probability,
+    expected_factor,
+    survivor_scale,
+)
+from attention.fixtures import GPT2_EMBED, TOKENS, book_inputs
+from attention.heads import (
+    BOOK_BATCH,
+    BOOK_HEADS,
+    GPT2_FF_MULTIPLE,
+    GPT2_HEADS,
+    GPT3_HEADS,
+    GPT3_LAYERS,
+    head_dim,
+    output_shapes,
+    param_counts,
+    score_divisor,
+)
+from attention.masking import (
+    COUNTEREXAMPLE_SCORES,
+    leaked_weight,
+    mask_difference,
+    masked_before_softmax,
+    naive_stages,
+    zero_mask_weights,
+)
+from attention.projections import (
+    MODES,
+    mode_scores,
+    mode_weights,
+    most_asymmetric_pair,
+    score_row_sums,
+)
+from attention.torch_rng import (
+    BOOK_D_IN,
+    BOOK_D_OUT,
+    SEED_3_4,
+    SEED_3_5,
+    weights_section_3_4,
+    weights_section_3_5,
+)
+from figures import cost as cost_figure
+from figures import divisor as divisor_figure
+from figures import dropout as dropout_figure
+from figures import heads as heads_figure
+from figures import masking as masking_figure
+from figures import three_modes as modes_figure
+from figures.fmt import integer, num, percent, sci, vec
+
+SLUG = "trainable-attention"
+TEMPLATE = "post2.html"
+TITLE = "Three matrices, and a triangle of minus infinity"
+SUMMARY = (
+    "Trainable query, key and value matrices, the square-root divisor, the causal mask, "
+    "dropout, heads, and what the n-by-n score matrix costs, all computed live."
+)
+
+# The key widths section 02 reads off the figure, and the run lengths section 04 quotes.
+PROSE_WIDTHS = (2, 64, 768, 4096)
+SPREAD_WIDTHS = (64, 4096)  # where the spread is read against sqrt(d_k)
+LIVE_WIDTH = 768  # where the share of live Jacobians is quoted
+DEAD_ROW_DRAWS = 20_000
+ROW_SUM_DRAWS = 10_000
+# Section 06's back-of-envelope estimate rounds the length ratio to a multiple of this.
+ROUND_RATIO_TO = 1000
+
+
+def _words(names: list[str]) -> str:
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def _post1() -> dict:
+    """What the last post ended on: the numbers the introduction recalls."""
+    X = book_inputs()
+    omega = scores(X)
+    Z = context_vectors(softmax(omega), X)
+    journey, starts = TOKENS.index("journey"), TOKENS.index("starts")
+    nearest = sorted({TOKENS[i] for i in nearest_input(Z, X)})
+    return {
+        "post1_dot_products": integer(score_dot_products(len(TOKENS))),
+        "post1_journey_context": vec(Z[journey]),
+        "post1_spread_in": num(mean_pairwise_distance(X)),
+        "post1_spread_out": num(mean_pairwise_distance(Z)),
+        "post1_spread_ratio": percent(spread_ratio(Z, X)),
+        "post1_nearest": _words(nearest),
+        "journey_starts_score": num(omega[journey, starts]),
+    }
+
+
+def _modes() -> dict:
+    """Section 01: the three modes on section 3.4's weights."""
+    X = book_inputs()
+    W_query, W_key, _ = weights_section_3_4()
+    journey, starts = TOKENS.index("journey"), TOKENS.index("starts")
+    out: dict = {}
+    for mode in MODES:
+        omega = mode_scores(X, mode, W_query, W_key)
+        weights = mode_weights(X, mode, W_query, W_key)
+        out[f"score_error_{mode}"] = modes_figure.error_text(symmetry_error(omega))
+        out[f"weight_error_{mode}"] = modes_figure.error_text(symmetry_error(weights))
+    plain = mode_weights(X, "none", W_query, W_key)
+    i, j = most_asymmetric_pair(plain)
+    out.update(
+        {
+            "row_sums": ", ".join(
+                num(s) for s in score_row_sums(mode_scores(X, "none", W_query, W_key))
+            ),
+            "journey_to_starts": num(plain[journey, starts]),
+            "starts_to_journey": num(plain[starts, journey]),
+            "asymmetric_pair": f"{TOKENS[i]} and {TOKENS[j]}",
+            "root_d_out": num(math.sqrt(W_query.shape[1])),
+        }
+    )
+    return out
+
+
+def _divisor() -> dict:
+    """Section 02: the d_k experiment at the figure's default seed."""
+    runs = divisor_figure.runs(divisor_figure.DEFAULT_SEED)
+    out: dict = {
+        "draws": integer(divisor_figure.N_DRAWS),
+        "n_keys": divisor_figure.N_KEYS,
+        "seed": divisor_figure.DEFAULT_SEED,
+        "fold": integer(PROSE_WIDTHS[-1] // PROSE_WIDTHS[0]),
+        "live_threshold": sci(divisor_figure.LIVE_THRESHOLD, 0),
+    }
+    raw = {d_k: runs[(d_k, False)] for d_k in PROSE_WIDTHS}
+    for d_k in PROSE_WIDTHS:
+        out[f"dk_{d_k}"] = integer(d_k)
+        out[f"median_{d_k}"] = divisor_figure.peak_text(raw[d_k].median_peak)
+    for d_k in SPREAD_WIDTHS:
+        out[f"std_{d_k}"] = divisor_figure.std_text(raw[d_k].dot_std)
+        out[f"root_{d_k}"] = heads_figure.root_text(raw[d_k].expected_std)
+    low, high = PROSE_WIDTHS[0], PROSE_WIDTHS[-1]
+    out[f"mean_{low}"] = divisor_figure.peak_text(raw[low].mean_peak)
+    out[f"mean_{high}"] = divisor_figure.peak_text(raw[high].mean_peak)
+    out[f"live_{LIVE_WIDTH}"] = percent(raw[LIVE_WIDTH].live_share, 0)
+    scaled = [runs[(d, True)].median_peak for d in divisor_figure.D_KS]
+    out["scaled_low"], out["scaled_high"] = num(min(scaled), 2), num(max(scaled), 2)
+    out["max_width"] = integer(divisor_figure.D_KS[-1])
+    return out
+
+
+def _masking() -> dict:
+    """Section 03 on section 3.5's weights."""
+    X = book_inputs()
+    W_query, W_key, _ = weights_section_3_5()
+    omega = mode_scores(X, "separate", W_query, W_key)
+    d_k = W_key.shape[1]
+    final = masked_before_softmax(omega, d_k)
+    naive = dict(naive_stages(omega, d_k))
+    return {
+        "counter_in": vec(COUNTEREXAMPLE_SCORES, 1),
+        "counter_out": vec(softmax(np.array(COUNTEREXAMPLE_SCORES))),
+        "naive_first": num(naive["weights"][0, 0]),
+        "efficient_first": num(omega[0, 0]),
+        "max_difference": masking_figure.noise_text(
+            float(np.max(np.abs(mask_difference(omega, d_k))))
+        ),
+        "row1": num(final[0, 0]),
+        "row2": vec(final[1, :2]),
+        "row3": vec(final[2, :3]),
+        "leak": num(leaked_weight(zero_mask_weights(omega, d_k))[0]),
+    }
+
+
+def _dropout() -> dict:
+    """Section 04 at the figure's default seed."""
+    weights = dropout_figure.causal_weights()
+    seed = dropout_figure.DEFAULT_SEED
+    deaths = dropout_figure.run(weights, BOOK_RATE, DEAD_ROW_DRAWS, seed)
+    scaled = dropout_figure.run(weights, BOOK_RATE, ROW_SUM_DRAWS, seed, scale=True)
+    unscaled = dropout_figure.run(weights, BOOK_RATE, ROW_SUM_DRAWS, seed, scale=False)
+    factor = survivor_scale(BOOK_RATE)
+    return {
+        "rate": num(BOOK_RATE, 1),
+        "survivor": integer(factor) if factor.is_integer() else num(factor, 2),
+        "one_minus_rate": num(expected_factor(BOOK_RATE, scale=False), 1),
+        "dead_draws": integer(DEAD_ROW_DRAWS),
+        "dead_row1": percent(deaths.dead_share[0]),
+        "dead_row2": percent(deaths.dead_share[1]),
+        "expected_row1": percent(death_probability(weights, BOOK_RATE)[0], 0),
+        "expected_row2": percent(death_probability(weights, BOOK_RATE)[1], 0),
+        "sum_draws": integer(ROW_SUM_DRAWS),
+        "mean_sum_scaled": num(scaled.mean_row_sum, 3),
+        "mean_sum_unscaled": num(unscaled.mean_row_sum, 3),
+        "gpt_rates": " or ".join(num(r, 1) for r in GPT_RATES),
+    }
+
+
+def _heads() -> dict:
+    """Section 05: the book's toy and GPT-2 small."""
+    wrapper, split = output_shapes(BOOK_BATCH, len(TOKENS), BOOK_D_OUT, BOOK_HEADS)
+    return {
+        "gpt3_layers": GPT3_LAYERS,
+        "gpt3_heads": GPT3_HEADS,
+        "gpt2_width": integer(GPT2_EMBED),
+        "gpt2_heads": GPT2_HEADS,
+        "gpt2_head_dim": head_dim(GPT2_EMBED, GPT2_HEADS),
+        "gpt2_divisor": heads_figure.root_text(score_divisor(GPT2_EMBED, GPT2_HEADS)),
+        "gpt2_wrong_divisor": heads_figure.root_text(score_divisor(GPT2_EMBED, 1)),
+        "book_heads": BOOK_HEADS,
+        "book_head_dim": head_dim(BOOK_D_OUT, BOOK_HEADS),
+        "wrapper_shape": heads_figure.shape_text(wrapper),
+        "split_shape": heads_figure.shape_text(split),
+    }
+
+
+def _cost() -> dict:
+    """Section 06: one head at 1,024 tokens and at GPT-4.1's window."""
+    small = score_matrix_bytes(REF_TOKENS)
+    window = score_matrix_bytes(GPT41_CONTEXT)
+    ratio, cards = cards_needed(window)
+    seconds, hours = scaled_time(GPT41_CONTEXT)
+    rounded_ratio, _, rounded_hours = rounded_ratio_time(GPT41_CONTEXT, to=ROUND_RATIO_TO)
+    return {
+        "ref_tokens": integer(REF_TOKENS),
+        "ref_seconds": num(REF_SECONDS, 1),
+        "small_bytes": cost_figure.bytes_text(small),
+        "window_tokens": integer(GPT41_CONTEXT),
+        "window_bytes": integer(window),
+        "window_tib": integer(round(window / TIB)),
+        "card_gib": CARD_GIB,
+        "his_cards": integer(math.floor(ratio)),
+        "cards": integer(cards),
+        "card_ratio": cost_figure.ratio_text(ratio),
+        "rounded_ratio": integer(rounded_ratio),
+        "his_hours": integer(round(rounded_hours)),
+        "seconds": cost_figure.seconds_text(seconds),
+        "hours": cost_figure.hours_text(hours),
+    }
+
+
+def _next() -> dict:
+    """Section 07: GPT-2 small's block, attention against feed-forward."""
+    counts = param_counts(GPT2_EMBED, GPT2_EMBED, GPT2_HEADS)
+    return {
+        "block_attention": integer(counts.split + counts.out_proj),
+        "block_feed_forward": integer(
+            feed_forward_params(GPT2_EMBED, GPT2_FF_MULTIPLE * GPT2_EMBED)
+        ),
+    }
+
+
+def context() -> dict:
+    return {
+        "d_in": BOOK_D_IN,
+        "d_out": BOOK_D_OUT,
+        "n_tokens": len(TOKENS),
+        "seed_3_4": SEED_3_4,
+        "seed_3_5": SEED_3_5,
+        **_post1(),
+        **_modes(),
+        **_divisor(),
+        **_masking(),
+        **_dropout(),
+        **_heads(),
+        **_cost(),
+        **_next(),
+    }

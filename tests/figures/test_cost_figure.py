@@ -1,0 +1,70 @@
+"""The cost figure in CPython: exact integers at 1,024 and 1,047,576 tokens, every stop."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.cost import cards_needed, scaled_time, score_matrix_bytes
+from figures import cost
+from figures.fmt import integer
+from tests.figures.probe import messages, readouts, widgets
+
+
+def test_default_is_gpt41s_window():
+    # Section 06: "2,194,830,951,552 bytes, about 2 TiB ... the exact ceiling is 26, because the
+    # ratio is 25.55 ... The unrounded scaling gives 104,658 seconds, or 29.07 hours."
+    shown = readouts(cost.view())
+    assert shown["tokens"] == "1,047,576"
+    assert shown["bytes"] == "2,194,830,951,552"
+    assert shown["bytes-binary"] == "2.00 TiB"
+    assert shown["card-ratio"] == "25.55"
+    assert shown["cards"] == "26"
+    assert shown["seconds"] == "104,658"
+    assert shown["hours"] == "29.07"
+
+
+def test_1024_tokens_is_2_mib():
+    # Section 06: "At 1,024 tokens and two bytes a score, one head's attention matrix is 2 MiB".
+    view = cost.view()
+    widgets(view)["Context length n"].value = 1024
+    assert readouts(view)["bytes-binary"] == "2 MiB"
+    assert readouts(view)["bytes"] == "2,097,152"
+
+
+def test_the_slider_runs_from_one_token_to_the_window_on_a_log_scale():
+    assert cost.LENGTHS[0] == 1 and cost.LENGTHS[-1] == 1_047_576
+    ratios = [b / a for a, b in zip(cost.LENGTHS, cost.LENGTHS[1:], strict=False)]
+    assert all(r > 1.9 for r in ratios)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.sampled_from(cost.LENGTHS),
+    per_score=st.sampled_from(list(cost.BYTES_PER_SCORE.values())),
+    card=st.sampled_from(list(cost.CARD_SIZES.values())),
+)
+def test_every_stop_gives_the_cores_integers(n, per_score, card):
+    view = cost.view()
+    controls = widgets(view)
+    controls["Context length n"].value = n
+    controls["Bytes per score"].value = per_score
+    controls["Card memory"].value = card
+    n_bytes = score_matrix_bytes(n, per_score)
+    ratio, cards = cards_needed(n_bytes, card)
+    seconds, hours = scaled_time(n)
+    shown = readouts(view)
+    assert shown["bytes"] == integer(n_bytes)
+    assert shown["scores"] == integer(n * n)
+    assert shown["cards"] == integer(cards)
+    assert shown["card-ratio"] == cost.ratio_text(ratio)
+    assert shown["seconds"] == cost.seconds_text(seconds)
+    assert shown["hours"] == cost.hours_text(hours)
+    assert messages(view) == []
+
+
+def test_unit_formatting():
+    assert cost.bytes_text(2) == "2 bytes"
+    assert cost.bytes_text(2 * 2**20) == "2 MiB"
+    assert cost.bytes_text(2_194_830_951_552) == "2.00 TiB"
+    assert cost.seconds_text(104_657.7) == "104,658"
+    assert cost.seconds_text(0.1) == "0.10"
+    assert cost.seconds_text(9.5e-8) == "9.5e-8"

@@ -1,0 +1,95 @@
+"""The divisor figure in CPython: the experiment's numbers, every control, speed at 4096."""
+
+import math
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.scaling import dk_sweep
+from figures import divisor
+from figures.fmt import percent
+from tests.figures.probe import messages, readouts, widgets
+
+
+def _expected(d_k: int, scaled: bool, seed: int = divisor.DEFAULT_SEED):
+    return dk_sweep(divisor.D_KS, seed=seed)[(d_k, scaled)]
+
+
+def test_default_readouts_are_the_sweeps_numbers():
+    shown = readouts(divisor.view())
+    stats = _expected(divisor.DEFAULT_D_K, False)
+    assert shown["divisor"] == "1"
+    assert shown["dot-std"] == divisor.std_text(stats.dot_std)
+    assert shown["sqrt-dk"] == divisor.std_text(math.sqrt(divisor.DEFAULT_D_K))
+    assert shown["median-peak"] == divisor.peak_text(stats.median_peak)
+    assert shown["mean-peak"] == divisor.peak_text(stats.mean_peak)
+    assert shown["live-share"] == percent(stats.live_share)
+    assert shown["seed"] == "0 · 400"
+    assert messages(divisor.view()) == []
+
+
+def test_the_slider_reaches_4096_and_beyond():
+    assert min(divisor.D_KS) == 2 and max(divisor.D_KS) >= 4096
+    assert {2, 64, 768, 4096} <= set(divisor.D_KS)  # the widths the post reads off
+
+
+@settings(max_examples=40, deadline=None)
+@given(d_k=st.sampled_from(divisor.D_KS), scaled=st.booleans(), clicks=st.integers(0, 3))
+def test_any_state_matches_the_core(d_k, scaled, clicks):
+    view = divisor.view()
+    controls = widgets(view)
+    for _ in range(clicks):
+        controls["Resample"].clicks += 1
+    controls["Key width d_k"].value = d_k
+    controls["Divide the scores by"].value = scaled
+    stats = _expected(d_k, scaled, divisor.DEFAULT_SEED + clicks)
+    shown = readouts(view)
+    assert shown["median-peak"] == divisor.peak_text(stats.median_peak)
+    assert shown["mean-peak"] == divisor.peak_text(stats.mean_peak)
+    assert shown["dot-std"] == divisor.std_text(stats.dot_std)
+    assert shown["seed"].startswith(f"{divisor.DEFAULT_SEED + clicks} ·")
+    assert shown["divisor"] == (f"√{d_k} = {stats.expected_std:.2f}" if scaled else "1")
+    assert messages(view) == []
+
+
+def test_unscaled_median_collapses_and_scaled_stays_flat():
+    # Section 02: unscaled, the median falls off a cliff (4.8e-14 at 4,096 in the post); scaled,
+    # it "sits flat near 0.23 the whole way".
+    view = divisor.view()
+    controls = widgets(view)
+    controls["Key width d_k"].value = 4096
+    assert float(readouts(view)["median-peak"]) < 1e-9
+    controls["Divide the scores by"].value = True
+    assert abs(float(readouts(view)["median-peak"]) - 0.23) < 0.03
+
+
+def test_resample_changes_the_draws():
+    view = divisor.view()
+    before = readouts(view)["dot-std"]
+    widgets(view)["Resample"].clicks += 1
+    assert readouts(view)["dot-std"] != before
+    assert readouts(view)["seed"].startswith("1 ·")
+
+
+def test_peak_text_prints_like_the_post():
+    assert [divisor.peak_text(x) for x in (0.2204, 0.0221, 0.00634, 3.1e-6, 4.8e-14)] == [
+        "0.220",
+        "0.022",
+        "0.0063",
+        "3.1e-6",
+        "4.8e-14",
+    ]
+
+
+def test_a_change_at_4096_is_fast():
+    view = divisor.view()
+    controls = widgets(view)
+    start = time.perf_counter()
+    controls["Key width d_k"].value = 4096
+    controls["Divide the scores by"].value = True
+    controls["Divide the scores by"].value = False
+    assert (time.perf_counter() - start) / 3 < 0.02
+    start = time.perf_counter()
+    controls["Resample"].clicks += 1  # a new seed: the whole sweep is redrawn
+    assert time.perf_counter() - start < 0.1

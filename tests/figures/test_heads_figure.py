@@ -1,0 +1,114 @@
+"""The heads figure in CPython: the book's toy, the GPT-2 preset, impossible splits."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention.heads import head_columns, output_shapes, param_counts, shape_trace
+from figures import heads
+from figures.fmt import integer
+from tests.figures.probe import messages, readouts, widgets
+
+BOOK = "Book toy (3, 2, 2 heads)"
+GPT2 = "GPT-2 small (768, 768, 12 heads)"
+
+
+def _set(view, d_in, d_out, num_heads):
+    controls = widgets(view)
+    controls["d_in"].value, controls["d_out"].value, controls["num_heads"].value = (
+        d_in,
+        d_out,
+        num_heads,
+    )
+
+
+def test_default_is_the_books_degenerate_toy():
+    # Section 05: d_out = 2 with num_heads = 2 gives head_dim = 1, and the printed shapes are
+    # [2, 6, 4] (wrapper) against [2, 6, 2] (split class).
+    shown = readouts(heads.view())
+    assert shown["head-dim"] == "1"
+    assert shown["wrapper-shape"] == "[2, 6, 4]"
+    assert shown["split-shape"] == "[2, 6, 2]"
+    assert shown["wrapper-params"] == shown["split-params"]
+    assert shown["matmuls"] == "6 vs 3"
+
+
+def test_gpt2_preset_divides_by_8_not_27_7():
+    # Section 05: "GPT-2 divides its attention scores by 8, not by 27.7 ... 768 dimensions over 12
+    # heads is head_dim 64."
+    view = heads.view()
+    widgets(view)[GPT2].clicks += 1
+    shown = readouts(view)
+    assert shown["head-dim"] == "64"
+    assert shown["divisor"] == "√64 = 8"
+    assert shown["not-divisor"] == "√768 = 27.7"
+    assert shown["split-shape"] == "[2, 6, 768]"
+    assert shown["trace-3"] == "[2, 6, 12, 64]"
+    assert shown["trace-4"] == "[2, 12, 6, 64]"
+    widgets(view)[BOOK].clicks += 1
+    assert readouts(view)["head-dim"] == "1"
+    assert messages(view) == []
+
+
+def test_impossible_split_is_explained_then_recovered():
+    view = heads.view()
+    _set(view, 3, 10, 3)
+    (message,) = messages(view)
+    assert "cannot be split into 3 heads" in message and "[1, 2, 5, 10]" in message
+    assert readouts(view)["head-dim"] == "not a whole number"
+    widgets(view)["num_heads"].value = 5
+    assert messages(view) == []
+    assert readouts(view)["head-dim"] == "2"
+
+
+def test_an_empty_box_is_explained():
+    view = heads.view()
+    widgets(view)["num_heads"].value = None
+    assert "need a value" in messages(view)[0]
+    widgets(view)["num_heads"].value = 1
+    assert messages(view) == []
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    d_in=st.integers(1, heads.MAX_SIZE) | st.sampled_from([1, heads.MAX_SIZE]),
+    d_out=st.integers(1, heads.MAX_SIZE) | st.sampled_from([1, 768, heads.MAX_SIZE]),
+    num_heads=st.integers(1, heads.MAX_SIZE) | st.integers(1, 16),
+)
+def test_any_sizes_give_the_cores_shapes_or_a_message(d_in, d_out, num_heads):
+    view = heads.view()
+    _set(view, d_in, d_out, num_heads)
+    shown = readouts(view)
+    if d_out % num_heads:
+        assert messages(view) and shown["head-dim"] == "not a whole number"
+        return
+    assert messages(view) == []
+    wrapper, split = output_shapes(2, 6, d_out, num_heads)
+    counts = param_counts(d_in, d_out, num_heads)
+    assert shown["wrapper-shape"] == heads.shape_text(wrapper)
+    assert shown["split-shape"] == heads.shape_text(split)
+    assert shown["wrapper-params"] == shown["split-params"] == integer(counts.split)
+    trace = shape_trace(2, 6, d_in, d_out, num_heads)
+    assert [shown[f"trace-{k + 1}"] for k in range(len(trace))] == [
+        heads.shape_text(s) for _, s in trace
+    ]
+
+
+def test_stripes_give_each_head_its_own_colour():
+    W = heads.query_weights(4, 6)
+    image = heads.stripes_rgba(W, head_columns(6, 3)).view(np.uint8).reshape(4, 6, 4)
+    rgb = image[..., :3].astype(int)
+    # within a head the hue is shared; across heads the dominant channel changes
+    dominant = [tuple(np.argsort(rgb[0, c])) for c in range(6)]
+    assert dominant[0] == dominant[1] and dominant[2] == dominant[3] and dominant[4] == dominant[5]
+    assert len({dominant[0], dominant[2], dominant[4]}) == 3
+    # an impossible split: every column in the one muted colour
+    grey = heads.stripes_rgba(W, None).view(np.uint8).reshape(4, 6, 4)[..., :3].astype(int)
+    assert len({tuple(np.argsort(grey[r, c])) for r in range(4) for c in range(6)}) == 1
+
+
+def test_weights_are_the_books_first_linear_layer():
+    # MultiHeadAttention(3, 2, ...) after seed 123 starts W_query as nn.Linear(3, 2)'s weight.
+    from attention.torch_rng import linear_weight, stream
+
+    assert np.array_equal(heads.query_weights(3, 2), linear_weight(stream(123), 3, 2).T)
