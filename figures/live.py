@@ -15,7 +15,12 @@ from figures.page import document, serialize
 def start(figure_ids: list[str], dist_url: str) -> str:
     """Build the page's figures into Panel's worker document; return it as JSON."""
     init_doc()
-    return json.dumps(serialize(document(list(figure_ids), dist_url, state.curdoc)))
+    doc = document(list(figure_ids), dist_url, state.curdoc)
+    data = json.dumps(serialize(doc))
+    # Panel's mock server session is only needed while building; without it, a control
+    # change runs the figure's callback at once instead of waiting for a server tick.
+    doc._session_context = None
+    return data
 
 
 def link(send_patch) -> None:

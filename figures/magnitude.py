@@ -47,7 +47,13 @@ def view() -> pn.viewable.Viewable:
     similarity, similarity_control = choice("Similarity", [DOT, COSINE], DOT)
     plot, source, _ = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
     column = BoxAnnotation(
-        bottom=0, top=T, fill_alpha=0.0, line_color=HIGHLIGHT, line_width=4, level="overlay"
+        bottom=0,
+        top=T,
+        fill_alpha=0.0,
+        line_color=HIGHLIGHT,
+        line_alpha=1.0,
+        line_width=4,
+        level="overlay",
     )
     plot.add_layout(column)
     readout, message = pane(), pane()

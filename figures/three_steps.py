@@ -87,7 +87,7 @@ def _context_plot(tokens: ColumnDataSource, totals: ColumnDataSource):
     )
     p.add_layout(Span(location=0, dimension="width", line_color="#cbd5e1"))
     p.xgrid.visible = False
-    p.y_range.range_padding = 0.15  # room for the totals' labels
+    p.y_range.range_padding = 0.3  # room for the totals' labels
     p.yaxis.axis_label = "value"
     return p
 
@@ -111,7 +111,11 @@ def view() -> pn.viewable.Viewable:
         for i in range(len(TOKENS))
     ]
     swatch = '<span style="color:{}">■</span> {}'
+    header = [pn.pane.HTML("", width=66, margin=(0, 3))] + [
+        pn.pane.HTML(f"<b>{dim}</b>", width=66, margin=(0, 3), align="center") for dim in DIMS
+    ]
     grid = pn.GridBox(
+        *header,
         *[
             item
             for i, row in enumerate(cells)

@@ -1,6 +1,8 @@
 """The three-steps figure in CPython: defaults, every control, bad input."""
 
 import numpy as np
+import panel as pn
+from bokeh.models import TapTool
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,3 +68,48 @@ def test_recovers_after_an_overflow_and_an_empty_box():
     assert messages(view) == []
     assert readouts(view)["context"] == "[0.4419, 0.6515, 0.5683]"
     assert np.isfinite(box.value)
+
+
+def _plots(view):
+    return [p.object for p in view.select(pn.pane.Bokeh)]
+
+
+def test_the_three_panels_are_linked_through_one_source():
+    """Tapping a token selects it in the shared source, so it lights up in all three panels."""
+    plots = _plots(three_steps.view())
+    assert len(plots) == 3
+    token_sources = {
+        id(r.data_source) for p in plots for r in p.renderers if "label" in r.data_source.data
+    }
+    assert len(token_sources) == 1
+    assert all(any(isinstance(t, TapTool) for t in p.tools) for p in plots)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    token=st.sampled_from(TOKENS),
+    row=st.integers(0, 5),
+    col=st.integers(0, 2),
+    value=st.floats(-50, 50, allow_nan=False),
+)
+def test_the_stacked_shares_add_up_to_the_context_vector(token, row, col, value):
+    """Panel 3 stacks weight_j * x_j for every token; the stacks end at z, the readout."""
+    view = three_steps.view()
+    controls = widgets(view)
+    controls["Query token"].value = token
+    controls[f"{TOKENS[row]} {three_steps.DIMS[col]}"].value = value
+    X = book_inputs()
+    X[row, col] = value
+    w = softmax(query_scores(X, TOKENS.index(token)))
+    z = context(w, X)
+    data = _plots(view)[0].renderers[0].data_source.data
+    for k in range(3):
+        parts = np.array(data[f"part{k}"])
+        np.testing.assert_allclose(parts, w * X[:, k], rtol=0, atol=1e-12)
+        top, bottom = np.array(data[f"top{k}"]), np.array(data[f"bottom{k}"])
+        np.testing.assert_allclose(top - bottom, parts, atol=1e-12)
+        ends = top.max(initial=0.0) + top.min(initial=0.0)  # positive stack end + negative one
+        np.testing.assert_allclose(ends, z[k], atol=1e-12)
+    edges = data["edge_width"]
+    assert edges.index(max(edges)) == TOKENS.index(token)  # the query is outlined
+    assert readouts(view)["context"] == vec(z)
