@@ -8,8 +8,8 @@
 // listeners serve the pre-render and, unchanged, the live figure that later replaces it.
 //
 // Terms: CSS shows a term's tooltip on hover and focus. This script adds what CSS cannot:
-// Escape hides it, a first tap on a touch screen shows it instead of following the link,
-// and a tooltip that would leave the screen is moved back inside.
+// Escape hides it, a first tap on a touch screen shows it instead of following the link (a
+// tap on the tooltip puts it away), and a tooltip that would leave the screen moves inside.
 (() => {
   "use strict";
 
@@ -73,7 +73,6 @@
 
   // ---- glossary terms ----
 
-  const root = document.documentElement;
   const MARGIN = 8; // px kept free between a tooltip and the edge of the screen
   let lastPointer = "mouse";
 
@@ -82,46 +81,67 @@
     if (!tip) return;
     tip.style.setProperty("--tip-shift", "0px");
     const box = tip.getBoundingClientRect();
-    const right = root.clientWidth - MARGIN;
+    const right = document.documentElement.clientWidth - MARGIN;
     let shift = 0;
     if (box.right > right) shift = right - box.right;
     if (box.left + shift < MARGIN) shift = MARGIN - box.left;
     tip.style.setProperty("--tip-shift", `${Math.round(shift)}px`);
   }
 
-  function closeOpen(except) {
-    for (const wrap of document.querySelectorAll(".term-wrap.term-open")) {
-      if (wrap !== except) wrap.classList.remove("term-open");
+  // A put-away tooltip stays hidden (even under a sticky touch hover) until its term is
+  // pointed at or focused anew.
+  function putAway(wrap) {
+    wrap.classList.remove("term-open");
+    wrap.classList.add("term-closed");
+  }
+
+  function show(wrap, open) {
+    for (const other of document.querySelectorAll(".term-wrap.term-open")) {
+      if (other !== wrap) other.classList.remove("term-open");
     }
+    wrap.classList.remove("term-closed");
+    wrap.classList.toggle("term-open", open);
+    place(wrap);
   }
 
   const termWrap = (event) => event.target instanceof Element && event.target.closest(".term-wrap");
+  const onLink = (event) => event.target instanceof Element && event.target.closest("a.term");
 
   document.addEventListener("pointerdown", (event) => {
     lastPointer = event.pointerType;
-    if (!termWrap(event)) closeOpen(null);
+    const wrap = termWrap(event);
+    if (!wrap) {
+      for (const open of document.querySelectorAll(".term-wrap.term-open")) putAway(open);
+    }
   });
-  for (const type of ["mouseover", "focusin"]) {
-    document.addEventListener(type, (event) => {
-      const wrap = termWrap(event);
-      if (!wrap) return;
-      root.classList.remove("term-tips-hidden");
-      place(wrap);
-    });
-  }
+  document.addEventListener("mouseover", (event) => {
+    const wrap = termWrap(event);
+    // Entering a term from outside it (not moving between the link and its tooltip).
+    if (wrap && !(event.relatedTarget instanceof Node && wrap.contains(event.relatedTarget))) {
+      if (lastPointer === "mouse") show(wrap, false);
+    }
+  });
+  document.addEventListener("focusin", (event) => {
+    const wrap = termWrap(event);
+    if (wrap && onLink(event)) show(wrap, wrap.classList.contains("term-open"));
+  });
   document.addEventListener("click", (event) => {
     const wrap = termWrap(event);
-    if (!wrap || lastPointer !== "touch" || wrap.classList.contains("term-open")) return;
+    if (!wrap) return;
+    if (!onLink(event)) {
+      // A tap on the definition itself puts it away (it may cover the next line).
+      putAway(wrap);
+      return;
+    }
+    if (lastPointer !== "touch" || wrap.classList.contains("term-open")) return;
     // First tap on a touch screen: show the definition; a second tap follows the link.
     event.preventDefault();
-    closeOpen(wrap);
-    wrap.classList.add("term-open");
-    root.classList.remove("term-tips-hidden");
-    place(wrap);
+    show(wrap, true);
   });
   document.addEventListener("keydown", (event) => {
     if (event.key !== "Escape") return;
-    closeOpen(null);
-    root.classList.add("term-tips-hidden");
+    for (const wrap of document.querySelectorAll(".term-wrap")) {
+      if (wrap.matches(".term-open, :hover, :focus-within")) putAway(wrap);
+    }
   });
 })();

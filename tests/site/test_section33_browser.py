@@ -1,0 +1,216 @@
+"""The section 3.3 page in a real browser: pointing explains, by mouse, keyboard and touch.
+
+Every pointing test runs twice: on the pre-render with Python blocked (the explanations need
+no Python) and on the live page (they keep working once the live figures replace it).
+"""
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from attention.basics import attend, contributions, dot_terms, query_scores, softmax, sum_normalise
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import num, vec
+from tests.site.conftest import LIVE_TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+PAGE = "section-3-3/"
+X = book_inputs()
+JOURNEY = TOKENS.index("journey")
+DEEP_ACTIVE = """() => {
+  let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a && a.dataset ? a.dataset.explain || null : null;
+}"""
+
+
+@pytest.fixture(scope="module")
+def live(visit):
+    v = visit(PAGE)
+    v.wait_for("live")
+    return v
+
+
+@pytest.fixture(scope="module")
+def prerender(visit):
+    """The page with its Python worker blocked: only the pre-render and the static script."""
+    v = visit(PAGE, block="**/static/worker.js")
+    v.wait_for("failed")
+    return v
+
+
+@pytest.fixture(params=["prerender", "live"])
+def page(request):
+    return request.getfixturevalue(request.param).page
+
+
+def figure(page, figure_id: str):
+    return page.locator(f'[data-figure="{figure_id}"]')
+
+
+def shown(fig) -> str:
+    return " ".join(fig.locator("[data-explain-out]").inner_text().split())
+
+
+def products_line(i: int, j: int) -> str:
+    terms, total = dot_terms(X[i], X[j])
+    return " + ".join(num(t) for t in terms) + f" = {num(total)}"
+
+
+def test_pointing_at_a_score_cell_shows_its_three_products_and_sum(page):
+    fig = figure(page, "matmul-scores")
+    for j in (2, 0, 5):
+        cell = fig.locator(f'[data-explain="s{j}"]')
+        cell.hover()
+        expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
+            products_line(JOURNEY, j)
+        )
+        expect(cell).to_have_class(re.compile(r"\bis-pointed\b"))
+        # The query row and the token's column are lit, and no other column.
+        lit = fig.locator(".is-lit")
+        expect(lit.filter(has_text=TOKENS[j])).to_have_count(1)
+        assert lit.count() == 3 + 1 + 3  # query cells, column header, column entries
+    # The section's worked example, in full.
+    fig.locator('[data-explain="s0"]').hover()
+    assert "0.2365 + 0.1305 + 0.5874 = 0.9544" in shown(fig)
+    for factor in ("0.55", "0.43", "0.87", "0.15", "0.66", "0.89"):
+        assert factor in shown(fig)
+
+
+def test_pointing_at_a_token_in_one_chart_lights_it_in_the_other(page):
+    fig = figure(page, "normalisations-compare")
+    s = query_scores(X, JOURNEY)
+    for source, other in (("by-sum", "softmax"), ("softmax", "by-sum")):
+        for token in ("starts", "one"):
+            j = TOKENS.index(token)
+            fig.locator(f'[data-chart="{source}"] [data-token="{token}"]').hover()
+            twin = fig.locator(f'[data-chart="{other}"] [data-token="{token}"]')
+            expect(twin).to_have_class(re.compile(r"\bis-lit\b"))
+            expect(fig.locator(f'[data-chart="{other}"] .is-lit')).to_have_count(1)
+            text = shown(fig)
+            assert num(sum_normalise(s)[j]) in text and num(softmax(s)[j]) in text
+
+
+def test_pointing_at_a_matrix_cell_shows_its_origin(page):
+    fig = figure(page, "score-matrix")
+    for i, j in ((0, 4), (3, 1)):
+        fig.locator(f'[data-explain="m{i}-{j}"]').hover()
+        assert products_line(i, j) in shown(fig)
+        lit_rows = fig.locator("tr .is-lit").all_inner_texts()
+        for v in (*X[i], *X[j]):
+            assert num(v, 2) in lit_rows
+
+
+def test_pointing_at_a_context_row_rebuilds_it(page):
+    fig = figure(page, "context-matmul")
+    _, alpha, Z = attend(X)
+    for i in (JOURNEY, 4):
+        fig.locator(f'[data-explain="z{i}"]').hover()
+        text = shown(fig).replace(" ", "")
+        for j, part in enumerate(contributions(alpha[i], X)):
+            assert f"{num(alpha[i, j])}×{vec(X[j], 2)}={vec(part)}".replace(" ", "") in text
+        assert f"sum{vec(Z[i])}".replace(" ", "") in text
+    fig.locator(f'[data-explain="z{JOURNEY}"]').hover()
+    assert "[0.4419, 0.6515, 0.5683]" in shown(fig)
+
+
+def test_a_keyboard_user_tabs_through_the_scores_and_sees_each_explanation(page):
+    fig = figure(page, "matmul-scores")
+    fig.locator("select").focus()
+    for j in range(len(TOKENS)):
+        page.keyboard.press("Tab")
+        assert page.evaluate(DEEP_ACTIVE) == f"s{j}"
+        expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
+            products_line(JOURNEY, j)
+        )
+    page.keyboard.press("Shift+Tab")
+    expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
+        products_line(JOURNEY, len(TOKENS) - 2)
+    )
+
+
+def test_a_keyboard_user_reaches_the_charts_and_the_context_rows(page):
+    fig = figure(page, "normalisations-compare")
+    fig.locator("select").focus()
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # the second bar of the first chart: journey
+    assert page.evaluate(DEEP_ACTIVE) == "t1"
+    expect(fig.locator('[data-chart="softmax"] [data-token="journey"]')).to_have_class(
+        re.compile(r"\bis-lit\b")
+    )
+    fig = figure(page, "context-matmul")
+    fig.locator("select").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate(DEEP_ACTIVE) == "z0"
+    assert f"sum {vec(attend(X)[2][0])}" in shown(fig)
+
+
+@pytest.mark.parametrize("state", ["static", "live"])
+def test_tapping_explains_on_a_touch_screen(browser, server_url, state):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    try:
+        if state == "static":
+            context.route("**/static/worker.js", lambda route: route.abort())
+        page = context.new_page()
+        page.goto(server_url + PAGE)
+        wanted = "failed" if state == "static" else "live"
+        page.wait_for_function(
+            f"document.documentElement.dataset.figures === {wanted!r}", timeout=LIVE_TIMEOUT_MS
+        )
+        fig = figure(page, "matmul-scores")
+        fig.locator('[data-explain="s3"]').tap()
+        expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
+            products_line(JOURNEY, 3)
+        )
+        fig = figure(page, "normalisations-compare")
+        fig.locator('[data-chart="softmax"] [data-token="step"]').tap()
+        expect(fig.locator('[data-chart="by-sum"] [data-token="step"]')).to_have_class(
+            re.compile(r"\bis-lit\b")
+        )
+        fig = figure(page, "context-matmul")
+        fig.locator('[data-explain="z5"]').tap()
+        assert vec(attend(X)[2][5]) in shown(fig)
+    finally:
+        context.close()
+
+
+def test_live_switch_to_weights_then_pointing_still_explains(live):
+    fig = figure(live.page, "score-matrix")
+    fig.get_by_label("weights α").check()
+    _, alpha, _ = attend(X)
+    expect(fig.locator('[data-cell="1-2"]')).to_have_text(num(alpha[1, 2]))
+    expect(live.readout_locator("score-matrix", "symmetry")).to_have_text("0.0877")
+    fig.locator('[data-explain="m3-0"]').hover()
+    assert vec(alpha[3]) in shown(fig)
+    expect(fig.locator('[data-cell="3-5"]')).to_have_class(re.compile(r"\bis-lit\b"))
+    fig.get_by_label("scores ω").check()
+    expect(fig.locator('[data-cell="1-2"]')).to_have_text("1.4754")
+
+
+def test_live_query_change_then_pointing_explains_the_new_query(live):
+    fig = figure(live.page, "matmul-scores")
+    fig.locator("select").select_option("step")
+    step = TOKENS.index("step")
+    expect(live.readout_locator("matmul-scores", "scores")).to_have_text(vec(query_scores(X, step)))
+    fig.locator('[data-explain="s1"]').hover()
+    expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(products_line(step, 1))
+    fig.locator("select").select_option("journey")
+
+
+def test_the_page_prints_the_sections_numbers_and_stays_local(live, server_url):
+    text = live.page.locator("article").inner_text()
+    for printed in (
+        "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]",
+        "[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]",
+        "[0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]",
+        "[0.4419, 0.6515, 0.5683]",
+        "0.2365 + 0.1305 + 0.5874 = 0.9544",
+    ):
+        assert printed in text
+    for row in attend(X)[2]:
+        assert vec(row) in text
+    origin = urlsplit(server_url)[:2]
+    assert [u for u in live.requests if urlsplit(u)[:2] != origin] == []
+    assert live.errors == []
