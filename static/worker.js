@@ -8,9 +8,26 @@ const post = (msg) => self.postMessage(msg);
 const status = (step, text) => post({ type: "status", step, of: 3, text });
 const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
 
+// Pyodide only warns when its WebAssembly binary cannot be fetched, and then never settles:
+// turn that warning into an error so the page can say why it is not live.
+function wasmFailure() {
+  return new Promise((_, reject) => {
+    const warn = console.warn;
+    console.warn = (...args) => {
+      warn(...args);
+      if (String(args[0]).includes("wasm instantiation failed")) {
+        reject(new Error("the Python runtime (pyodide.asm.wasm) could not be downloaded"));
+      }
+    };
+  });
+}
+
 async function start(config) {
   status(1, "starting Python (Pyodide)");
-  const pyodide = await loadPyodide({ indexURL: new URL("../runtime/", self.location).href });
+  const pyodide = await Promise.race([
+    loadPyodide({ indexURL: new URL("../runtime/", self.location).href }),
+    wasmFailure(),
+  ]);
   status(2, "loading numpy, Bokeh, Panel and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {
