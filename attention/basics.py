@@ -217,3 +217,19 @@ def row_sums(a: np.ndarray) -> np.ndarray | float:
     """
     s = np.sum(check_array(a, "a", (1, 2)), axis=-1)
     return float(s) if s.ndim == 0 else s
+
+
+def agreeing_cells(partial: np.ndarray, full: np.ndarray, decimals: int = 4) -> tuple[int, int]:
+    """How many cells ``partial`` has filled, and how many of those print as ``full`` does.
+
+    (T, T) x2 -> (filled, agreeing). Printed digits are the comparison that does not depend on
+    the numpy build: the last bit of a sum depends on the order its terms are added, which
+    differs between BLAS libraries (and between CPython and the browser).
+    """
+    p = check_array(partial, "partial", 2, finite=False)
+    f = check_array(full, "full", 2)
+    if p.shape != f.shape:
+        raise ValueError(f"shapes differ: {p.shape} and {f.shape}")
+    filled = ~np.isnan(p)
+    same = np.round(p[filled], decimals) == np.round(f[filled], decimals)
+    return int(filled.sum()), int(same.sum())

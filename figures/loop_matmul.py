@@ -9,6 +9,7 @@ import numpy as np
 import panel as pn
 
 from attention.basics import (
+    agreeing_cells,
     attend,
     filled_difference,
     loop_scores,
@@ -88,7 +89,9 @@ def view() -> pn.viewable.Viewable:
         try:
             k = step.value
             grid = loop_scores(X, k)
-            compare = filled_difference(grid, full) if k and matmul.value else None
+            compared = k and matmul.value
+            filled, same = agreeing_cells(grid, full) if compared else (k, 0)
+            gap = filled_difference(grid, full) if compared else None
         except ValueError as err:
             message.object = message_html(str(err))
             return
@@ -101,15 +104,17 @@ def view() -> pn.viewable.Viewable:
             formed = f"ω[{TOKENS[i]}, {TOKENS[j]}] = " + _terms(X[i], X[j], products, value)
         else:
             formed = "nothing yet: move the slider"
-        if compare is None:
-            agree = "switch on matmul to compare" if k else "no loop cells yet"
+        if gap is None:
+            agree = bits = "switch on matmul to compare" if k else "no loop cells yet"
         else:
-            agree = f"{sci(compare)} over the {k} filled cells (every printed digit agrees)"
+            agree = f"{same} of {filled} filled cells"
+            bits = f"{sci(gap)} (the last bits depend on the numpy build)"
         readout.object = readout_html(
             [
                 ("step", "loop cells filled", f"{k} of {cells}"),
                 ("dot", "the cell just filled", formed),
-                ("agree", "largest |loop − matmul|", agree),
+                ("agree", "cells where loop and matmul print the same", agree),
+                ("gap", "largest |loop − matmul| in this numpy", bits),
                 *counts,
             ]
         )

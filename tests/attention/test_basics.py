@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from attention.basics import (
+    agreeing_cells,
     attend,
     context,
     contributions,
@@ -414,3 +415,17 @@ def test_row_sums_give_the_denominator_and_the_total():
     assert_printed(row_sums(scores(preset_inputs("near-zero"))[preset_query("near-zero")]), 0.01)
     with pytest.raises(ValueError):
         row_sums(np.ones((2, 2, 2)))
+
+
+def test_agreeing_cells_compare_printed_digits():
+    """Post 1 section 05: the loop's grid and the matmul's agree in every printed digit."""
+    X = book_inputs()
+    full = matmul_scores(X)
+    for k in (0, 1, 8, 36):
+        assert agreeing_cells(loop_scores(X, k), full) == (k, k)
+    off = loop_scores(X, 3)
+    off[0, 2] += 1e-3
+    assert agreeing_cells(off, full) == (3, 2)
+    assert agreeing_cells(off, full, decimals=2) == (3, 3)
+    with pytest.raises(ValueError, match="shapes"):
+        agreeing_cells(off, full[:2])

@@ -66,7 +66,8 @@ def test_extremes(k, on):
     shown = readouts(view)
     assert shown["step"] == f"{k} of 36"
     if k and on:
-        assert shown["agree"].startswith(sci(filled_difference(filled, matmul_scores(X))))
+        assert shown["agree"] == f"{k} of {k} filled cells"
+        assert shown["gap"].startswith(sci(filled_difference(filled, matmul_scores(X))))
     assert messages(view) == []
 
 
@@ -93,5 +94,5 @@ def test_full_loop_and_matmul_agree_to_every_printed_digit():
     set_controls(view, 36, True)
     loop_grid, mat_grid = grids(view)
     assert loop_grid["text"] == mat_grid["text"]
-    assert "36 filled cells" in readouts(view)["agree"]
+    assert readouts(view)["agree"] == "36 of 36 filled cells"
     assert filled_difference(loop_scores(book_inputs()), matmul_scores(book_inputs())) < 1e-15

@@ -1,0 +1,124 @@
+"""Post 1 in a real browser: all six figures go live, and one control change in each gives the
+number CPython computes for the same state."""
+
+import pytest
+from playwright.sync_api import expect
+
+from attention import analysis
+from attention.analysis import (
+    context_shift,
+    cosine_scores,
+    mean_entropy_bits,
+    scale_token,
+    spread_ratio,
+)
+from attention.basics import (
+    agreeing_cells,
+    attend,
+    context,
+    loop_scores,
+    matmul_scores,
+    query_scores,
+    softmax,
+    sum_normalise,
+)
+from attention.depth import recurrent_depth
+from attention.fixtures import PRESETS, TOKENS, book_inputs, preset_inputs
+from figures import depth, flat_weights, loop_matmul, magnitude, normalisations, three_steps
+from figures.fmt import integer, num, percent, vec
+from pages import post1
+from tests.figures.probe import readouts
+
+pytestmark = pytest.mark.browser
+PAGE = f"{post1.SLUG}/"
+FIGURES = (depth, three_steps, normalisations, loop_matmul, flat_weights, magnitude)
+
+
+@pytest.fixture(scope="module")
+def live(visit):
+    """Post 1, opened once and left live for every interaction in this module."""
+    v = visit(PAGE)
+    v.wait_for("live")
+    return v
+
+
+def figure(live, module):
+    return live.page.locator(f'[data-figure="{module.ID}"]')
+
+
+def press_slider(live, module, index: int, key: str, times: int) -> None:
+    """Move a figure's index-th slider with the keyboard, as a reader would."""
+    handle = figure(live, module).locator(".noUi-handle").nth(index)
+    handle.focus()
+    for _ in range(times):
+        handle.press(key)
+
+
+def test_all_six_figures_go_live_with_their_default_numbers(live):
+    assert live.errors == []
+    for module in FIGURES:
+        status = figure(live, module).locator(".fig-status")
+        expect(status).to_have_attribute("data-status", "live")
+        for key, value in readouts(module.view()).items():
+            expect(live.readout_locator(module.ID, key)).to_have_text(value)
+
+
+def test_the_quoted_numbers_are_on_the_built_page(live):
+    text = live.page.locator("article").inner_text()
+    n = post1.context()
+    for key in ("negative_weight", "near_denominator", "weight_symmetry", "gpt2_multiplies",
+                "spread_ratio", "scaled_self", "mean_entropy_cos"):  # fmt: skip
+        assert n[key] in text
+
+
+def test_depth_slider(live):
+    press_slider(live, depth, 0, "ArrowRight", 3)  # T: 100 -> 103
+    want = integer(recurrent_depth(depth.START_LAYERS, depth.START_T + 3))
+    expect(live.readout_locator(depth.ID, "recurrent")).to_have_text(want)
+
+
+def test_three_steps_edit_moves_journeys_context(live):
+    box = figure(live, three_steps).get_by_label("with x₂", exact=True)
+    box.fill("1.5")
+    box.press("Enter")
+    X = book_inputs()
+    X[TOKENS.index("with"), 1] = 1.5
+    w = softmax(query_scores(X, TOKENS.index("journey")))
+    expect(live.readout_locator(three_steps.ID, "context")).to_have_text(vec(context(w, X)))
+
+
+def test_normalisations_negative_preset(live):
+    figure(live, normalisations).get_by_role("button", name=PRESETS["negative"]).click()
+    s = query_scores(preset_inputs("negative"), TOKENS.index("Your"))
+    expect(live.readout_locator(normalisations.ID, "by_sum")).to_have_text(vec(sum_normalise(s)))
+    expect(figure(live, normalisations).locator(".fig-message")).to_contain_text(
+        post1.context()["negative_weight"]
+    )
+
+
+def test_loop_matmul_switch(live):
+    figure(live, loop_matmul).get_by_role("button", name="Matmul: all at once").click()
+    X = book_inputs()
+    filled, same = agreeing_cells(loop_scores(X, 8), matmul_scores(X))
+    want = f"{same} of {filled} filled cells"
+    expect(live.readout_locator(loop_matmul.ID, "agree")).to_have_text(want)
+
+
+def test_flat_weights_switch(live):
+    figure(live, flat_weights).get_by_role("button", name="flat: 1/6 each").click()
+    X = book_inputs()
+    flat = analysis.flat_weights(len(TOKENS))
+    shift = num(context_shift(flat, X).max(), 3)
+    expect(live.readout_locator(flat_weights.ID, "max_shift")).to_have_text(shift)
+    ratio = percent(spread_ratio(context(flat, X), X))
+    expect(live.readout_locator(flat_weights.ID, "ratio")).to_have_text(ratio)
+
+
+def test_magnitude_scale_and_cosine(live):
+    press_slider(live, magnitude, 0, "ArrowRight", 20)  # scale: 1.0 -> 3.0 in steps of 0.1
+    weights = attend(scale_token(book_inputs(), TOKENS.index("with"), 3.0))[1]
+    expect(live.readout_locator(magnitude.ID, "self_weight")).to_have_text(num(weights[3, 3], 3))
+    figure(live, magnitude).get_by_role("button", name=magnitude.COSINE).click()
+    cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
+    expect(live.readout_locator(magnitude.ID, "mean_entropy")).to_have_text(num(cos))
+    assert live.errors == []
