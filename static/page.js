@@ -11,6 +11,7 @@
   let worker = null;
   let jsdoc = null;
   let views = [];
+  let prerendered = null; // the promise of the pre-render being drawn
   let busy = false; // a patch is being applied in the worker
   let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
   let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
@@ -62,6 +63,7 @@
   }
 
   async function goLive(data) {
+    await prerendered; // never let a late pre-render cover the live figures
     removeViews();
     views = await embed(data);
     jsdoc = [...views[0].roots][0].model.document;
@@ -120,13 +122,15 @@
   }
 
   async function main() {
-    views = await embed(JSON.parse(document.getElementById("prerender").textContent));
-    html.dataset.figures = "static";
+    // Start Python first: the worker loads on the other core while this thread draws the
+    // pre-render, which is then on screen long before the live document can replace it.
+    const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
+    if (canRun) start();
+    prerendered = embed(JSON.parse(document.getElementById("prerender").textContent));
+    views = await prerendered;
     performance.mark("prerender-visible");
-    if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") {
-      return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
-    }
-    start();
+    if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
+    if (html.dataset.figures !== "failed") html.dataset.figures = "static";
   }
 
   main().catch((err) => fail(String(err)));
