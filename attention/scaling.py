@@ -60,12 +60,15 @@ def softmax_jacobian(s: np.ndarray) -> np.ndarray:
 def jacobian_peak(s: np.ndarray) -> np.ndarray:
     """The Jacobian's largest entry, max_i s_i (1 - s_i). s: (..., T) -> (...)
 
-    1 - s_i is computed as the sum of the other weights, not by subtraction from 1, so a
-    saturated row (s_i within 1e-16 of 1) still gives its true tiny peak instead of 0.
+    For the row's largest weight, 1 - s_i is computed as the sum of the other weights, not by
+    subtraction from 1, so a saturated row (s_i within 1e-16 of 1) still gives its true tiny
+    peak instead of 0. Every other weight is at most 1/2, where 1 - s_i loses nothing. Only
+    (..., T) temporaries, no (..., T, T) one: it runs on tens of thousands of rows per update.
     """
     s = check_array(s, "s", (1, 2))
-    others = np.sum(s[..., None, :] * (1.0 - np.eye(s.shape[-1])), axis=-1)  # (..., T)
-    return np.max(s * others, axis=-1)
+    is_top = np.arange(s.shape[-1]) == np.argmax(s, axis=-1)[..., None]  # (..., T)
+    others_of_top = np.sum(np.where(is_top, 0.0, s), axis=-1, keepdims=True)  # (..., 1)
+    return np.max(np.where(is_top, s * others_of_top, s * (1.0 - s)), axis=-1)
 
 
 class DkStats(NamedTuple):

@@ -297,3 +297,12 @@ def test_sweep_of_fourteen_widths_is_fast():
     start = time.perf_counter()
     sc.dk_sweep(widths, seed=1)
     assert time.perf_counter() - start < 0.05
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays_T(min_T=1, max_T=8, lo=-60.0, hi=60.0))
+def test_peak_matches_the_exact_all_pairs_formula(scores):
+    # max_i s_i * sum_{j != i} s_j, every "1 - s_i" summed from the other weights.
+    s = softmax(scores)
+    exact = max(s[i] * np.sum(np.delete(s, i)) for i in range(len(s)))
+    assert math.isclose(sc.jacobian_peak(s), exact, rel_tol=1e-12)
