@@ -1,0 +1,322 @@
+"""Benchmark the live figures in headless Chromium against a `panel convert` baseline.
+
+    .venv/bin/python -m bench                       # build the site, measure it and the baseline
+    .venv/bin/python -m bench --site DIR            # measure an existing build (base below)
+    .venv/bin/python -m bench --runs 5 --pages section-3-3 --no-baseline --throttle
+
+For every page with figures: N cold loads (fresh context each), with the page's performance
+marks (pre-render visible, the loading steps, figures live) and the bytes of every response
+(the worker's too), raw and gzipped; the next page with figures loaded warm in the same
+context; then, in one more load with every outside request aborted, the latency from a control
+change to the figure's readout changing, for every figure. The baseline is the three-steps
+figure converted by `panel convert --to pyodide-worker`, served offline and measured the same
+way. Timings on a shared machine are noisy: read medians, not single runs.
+"""
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+import runtime
+from bench import report
+from bench.baseline import BASE as BASELINE_BASE
+from bench.baseline import FIGURE as BASELINE_FIGURE
+from bench.baseline import prepare as prepare_baseline
+from bench.browser import (
+    THROTTLE,
+    Load,
+    chromium,
+    control_latency,
+    measure_load,
+    new_page,
+    scenario_latency,
+)
+from sitebuild.serve import serve_in_thread
+
+BASE = "/attention-explained/"
+LATENCY_CHANGES = 20
+
+
+def log(*parts: object) -> None:
+    print("bench:", *parts, file=sys.stderr, flush=True)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="an existing build to measure (built for BASE)")
+    parser.add_argument("--base", default=BASE, help=f"the build's base path (default {BASE})")
+    parser.add_argument("--runs", type=int, default=3, help="cold loads per page (default 3)")
+    parser.add_argument("--pages", help="comma-separated slugs (default: every page with figures)")
+    parser.add_argument("--changes", type=int, default=LATENCY_CHANGES, help="changes per figure")
+    parser.add_argument(
+        "--no-baseline", action="store_true", help="skip the panel convert baseline"
+    )
+    parser.add_argument(
+        "--throttle", action="store_true", help="also run loads at 50 Mbit/s, 40 ms"
+    )
+    args = parser.parse_args(argv)
+    if args.runs < 1 or args.changes < 1:
+        parser.error("--runs and --changes must be at least 1")
+    return args
+
+
+def figure_pages(site: Path) -> dict[str, list[str]]:
+    """Slug ('' for the root) -> the figure ids on that page, in page order."""
+    found = {}
+    for html in sorted(site.rglob("index.html")):
+        ids = re.findall(r'<figure[^>]*\bdata-figure="([^"]+)"', html.read_text())
+        if ids:
+            slug = html.parent.relative_to(site).as_posix()
+            found["" if slug == "." else slug + "/"] = ids
+    return found
+
+
+def choose_pages(found: dict[str, list[str]], wanted: str | None) -> list[str]:
+    """The slugs to measure, checked against the pages that have figures."""
+    if not wanted:
+        return list(found)
+    slugs = [s.strip().strip("/") + "/" for s in wanted.split(",") if s.strip()]
+    if unknown := [s for s in slugs if s not in found]:
+        raise SystemExit(f"no figures on {unknown}; pages with figures: {sorted(found)}")
+    return slugs
+
+
+def scenarios(figure_ids: list[str]) -> list[dict]:
+    """Named latency runs: the divisor figure at d_k = 4096, the dropout figure's 10,000-draw
+    run. Values come from the figure modules, so they follow the figures."""
+    from figures import divisor, dropout
+
+    out = []
+    if "divisor" in figure_ids and 4096 in divisor.D_KS:
+        at = {"kind": "slider", "value": divisor.D_KS.index(4096)}
+        default = divisor.D_KS.index(divisor.DEFAULT_D_K)
+        out += [
+            ("divisor switch, d_k=4096", "divisor", [at], {"kind": "radio"}),
+            (
+                f"d_k {divisor.DEFAULT_D_K} <-> 4096",
+                "divisor",
+                [],
+                {"kind": "slider", "values": [default, at["value"]]},
+            ),
+            ("Resample, d_k=4096", "divisor", [at], {"kind": "button", "text": "Resample"}),
+        ]
+    if "dropout" in figure_ids and 10_000 in dropout.DRAWS.values():
+        label = next(k for k, v in dropout.DRAWS.items() if v == 10_000)
+        setup = [{"kind": "select", "text": "Passes", "value": label}]
+        rates = [dropout.BOOK_RATE, dropout.BOOK_RATE / 2]
+        out += [
+            ("rate p, 10,000 draws", "dropout", setup, {"kind": "slider", "values": rates}),
+            ("Resample, 10,000 draws", "dropout", setup, {"kind": "button", "text": "Resample"}),
+        ]
+    return out
+
+
+def cold_runs(browser, url: str, runs: int, second: str | None, throttle: bool = False):
+    """``runs`` cold loads of ``url``, each followed by ``second`` in the same context."""
+    loads, warm = [], []
+    for k in range(runs):
+        context, page, recorder = new_page(browser, throttle=throttle)
+        try:
+            loads.append(measure_load(page, recorder, url))
+            log(f"{url} run {k + 1}: live at {report.seconds(loads[-1].live)}")
+            if second:
+                warm.append(measure_load(page, recorder, second))
+        finally:
+            context.close()
+    return loads, warm
+
+
+def latency_run(browser, url: str, figure_ids: list[str | None], changes: int, named=()):
+    """One more load with outside requests aborted; then every figure's control latency.
+
+    Returns (rows for the latency table, the blocked URLs, the load).
+    """
+    context, page, recorder = new_page(browser, block_outside=True)
+    try:
+        load = measure_load(page, recorder, url)
+        rows = []
+        if load.state == "live":
+            for figure_id in figure_ids:
+                result = control_latency(page, figure_id, changes)
+                rows.append((figure_id or BASELINE_FIGURE.replace("_", "-"), result))
+            for label, figure_id, setup, change in named:
+                rows.append((label, scenario_latency(page, figure_id, setup, change, changes)))
+        return rows, list(recorder.blocked), load
+    finally:
+        context.close()
+
+
+def next_page(slug: str, every: list[str]) -> str | None:
+    """The page with figures after ``slug`` (wrapping round), for the warm-cache load."""
+    if len(every) < 2:
+        return None
+    return every[(every.index(slug) + 1) % len(every)]
+
+
+def measure_site(browser, root: str, pages: list[str], found, args) -> dict:
+    """Cold, warm, throttled and latency results for each page."""
+    results = {}
+    for slug in pages:
+        second = next_page(slug, list(found))
+        loads, warm = cold_runs(browser, root + slug, args.runs, second and root + second)
+        throttled = (
+            cold_runs(browser, root + slug, args.runs, None, True)[0] if args.throttle else []
+        )
+        named = scenarios(found[slug])
+        rows, blocked, _ = latency_run(browser, root + slug, found[slug], args.changes, named)
+        results[slug] = {"loads": loads, "warm": warm, "throttled": throttled, "latency": rows,
+                         "blocked": blocked}  # fmt: skip
+    return results
+
+
+def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
+    """Prepare the converted app, serve it, and measure it like a page."""
+    folder, outside, notes = prepare_baseline(work, cache)
+    server = serve_in_thread(folder, BASELINE_BASE)
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}{BASELINE_BASE}app.html"
+        loads, _ = cold_runs(browser, url, args.runs, None)
+        throttled = cold_runs(browser, url, args.runs, None, True)[0] if args.throttle else []
+        rows, blocked, _ = latency_run(browser, url, [None], args.changes)
+    finally:
+        server.shutdown()
+    return {"loads": loads, "throttled": throttled, "latency": rows, "blocked": blocked,
+            "outside": outside, "notes": notes}  # fmt: skip
+
+
+def transfer_lines(loads: list[Load]) -> list[str]:
+    """The throttling check: effective download rate of the largest page and worker files."""
+    lines = []
+    for side in ("page", "worker"):
+        rates = [x.transfer[side] for x in loads if side in x.transfer]
+        if rates:
+            name = loads[0].transfer.get(f"{side}-file")
+            lines.append(
+                f"  largest {side}-side download ({name}): {statistics.median(rates):.0f} Mbit/s "
+                f"effective (median)"
+            )
+    return lines
+
+
+def print_site(results: dict, found, args) -> None:
+    for slug, r in results.items():
+        print()
+        title = (
+            f"PAGE {slug or '(index)'}  ({len(found[slug])} figures: {', '.join(found[slug])})"
+            f" -- {args.runs} cold loads, median (min-max)"
+        )
+        print("\n".join(report.load_table(title, r["loads"], r["warm"])))
+        print("\n".join(transfer_lines(r["loads"])))
+        if r["throttled"]:
+            print("\n".join(report.load_table(throttle_title(args), r["throttled"])))
+            print("\n".join(transfer_lines(r["throttled"])))
+        print(f"  control -> readout latency ({args.changes} changes each, ms):")
+        print("\n".join(report.latency_table(r["latency"])))
+        print_outside(r["loads"], r["blocked"])
+
+
+def throttle_title(args) -> str:
+    down = THROTTLE["downloadThroughput"] * 8 / 1e6
+    return (
+        f"  throttled ({down:.0f} Mbit/s down, {THROTTLE['latency']} ms latency, CDP on the page), "
+        f"{args.runs} cold loads:"
+    )
+
+
+def print_outside(loads: list[Load], blocked: list[str]) -> None:
+    outside = sorted({u for load in loads for u in load.outside})
+    print(f"  requests leaving the machine in timed loads: {outside or 'none'}")
+    print(f"  requests aborted by the route in the latency load: {sorted(set(blocked)) or 'none'}")
+
+
+def print_baseline(b: dict, args) -> None:
+    print()
+    title = (
+        f"BASELINE panel convert --to pyodide-worker ({BASELINE_FIGURE} alone) -- {args.runs} cold "
+        "loads, median (min-max)\n  'figures-live' = end of Panel's render handler: live document "
+        "embedded, loading spinner removed, document linked to the worker"
+    )
+    print("\n".join(report.load_table(title, b["loads"])))
+    print("\n".join(transfer_lines(b["loads"])))
+    if b["throttled"]:
+        print("\n".join(report.load_table(throttle_title(args), b["throttled"])))
+        print("\n".join(transfer_lines(b["throttled"])))
+    print(f"  control -> readout latency ({args.changes} changes, ms):")
+    print("\n".join(report.latency_table(b["latency"])))
+    print_outside(b["loads"], b["blocked"])
+    print(f"  URLs left pointing outside in the converted files: {b['outside'] or 'none'}")
+    for note in b["notes"]:
+        print(f"  note: {note}")
+
+
+def print_ratios(site: dict, base: dict) -> None:
+    """Site / baseline for each page's medians, and for the three-steps figure's latency."""
+    print()
+    print("RATIOS site / baseline (medians; below 1 = the site is faster or smaller)")
+    print(f"  {'page':<28} {'pre-render':>10} {'live':>8} {'raw bytes':>10} {'gzip bytes':>11}")
+
+    def med(loads, key):
+        return report.median_or_none([key(x) for x in loads])
+
+    b = base["loads"]
+    for slug, r in site.items():
+        s = r["loads"]
+        cells = [
+            report.ratio(med(s, lambda x: x.prerender), med(b, lambda x: x.prerender)),
+            report.ratio(med(s, lambda x: x.live), med(b, lambda x: x.live)),
+            report.ratio(med(s, lambda x: x.raw_bytes), med(b, lambda x: x.raw_bytes)),
+            report.ratio(med(s, lambda x: x.gzip_bytes), med(b, lambda x: x.gzip_bytes)),
+        ]
+        print(f"  {slug:<28} {cells[0]:>10} {cells[1]:>8} {cells[2]:>10} {cells[3]:>11}")
+    theirs = [v for _, res in base["latency"] for v in res.get("latencies", [])]
+    figure = BASELINE_FIGURE.replace("_", "-")
+    for slug, r in site.items():
+        for label, res in r["latency"]:
+            ours = res.get("latencies")
+            if label == figure and ours and theirs:
+                med = report.ratio(statistics.median(ours), statistics.median(theirs))
+                p95 = report.ratio(report.percentile(ours, 95), report.percentile(theirs, 95))
+                print(f"  {figure} control latency on {slug}: median {med}, p95 {p95}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        tmp = Path(tmp)
+        site = args.site
+        if site is None:
+            import build
+
+            site = tmp / "site"
+            log("building the site")
+            build.build(site, args.base)
+        found = figure_pages(site)
+        pages = choose_pages(found, args.pages)
+        server = serve_in_thread(site, args.base)
+        root = f"http://127.0.0.1:{server.server_address[1]}{args.base}"
+        baseline, why_not = None, None
+        with chromium() as browser:
+            try:
+                results = measure_site(browser, root, pages, found, args)
+            finally:
+                server.shutdown()
+            if not args.no_baseline:
+                try:
+                    baseline = measure_baseline(browser, args, runtime.default_cache_dir(), tmp)
+                except (RuntimeError, OSError) as err:
+                    why_not = str(err)
+    print_site(results, found, args)
+    if baseline:
+        print_baseline(baseline, args)
+        print_ratios(results, baseline)
+    elif why_not:
+        print(f"\nBASELINE MISSING: {why_not}")
+    else:
+        print("\nbaseline skipped (--no-baseline)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,228 @@
+"""Driving headless Chromium: cold loads, a warm second page, control latency, throttling.
+
+Every load happens in a fresh browser context (an empty cache). Times are read from the
+page's own performance marks, so they do not depend on how often Python polls the page.
+"""
+
+import gzip
+import hashlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.site.conftest import CHROMIUM, CHROMIUM_ARGS  # the flags the browser tests use
+
+INPAGE_JS = (Path(__file__).parent / "inpage.js").read_text()
+VIEWPORT = {"width": 1280, "height": 900}
+LIVE_TIMEOUT_MS = 180_000
+# The throttled run: 50 Mbit/s down, 40 ms latency (upload is not what a page load waits on).
+THROTTLE = {
+    "offline": False,
+    "latency": 40,
+    "downloadThroughput": 50e6 / 8,
+    "uploadThroughput": 50e6 / 8,
+}
+LOCAL = "http://127.0.0.1:"
+STEP_MARKS = ("loading-step-1", "loading-step-2", "loading-step-3", "figures-built")
+
+
+@dataclass
+class Load:
+    """What one page load measured (times in ms from navigation start, bytes in bytes)."""
+
+    url: str
+    state: str
+    marks: dict[str, float]
+    raw_bytes: int = 0
+    gzip_bytes: int = 0
+    requests: int = 0
+    outside: list[str] = field(default_factory=list)
+    unread_bodies: int = 0
+    transfer: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def prerender(self) -> float | None:
+        return self.marks.get("prerender-visible")
+
+    @property
+    def live(self) -> float | None:
+        return self.marks.get("figures-live")
+
+
+@contextmanager
+def chromium() -> Iterator:
+    """The system Chromium, headless and kept off the network (never `playwright install`)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+_GZIP_CACHE: dict[bytes, int] = {}
+
+
+def gzip_size(body: bytes) -> int:
+    """Size of ``body`` gzipped at level 6 (what a static host would send), memoised."""
+    key = hashlib.sha1(body).digest()
+    if key not in _GZIP_CACHE:
+        _GZIP_CACHE[key] = len(gzip.compress(body, compresslevel=6))
+    return _GZIP_CACHE[key]
+
+
+class Recorder:
+    """Every request and response of a browser context, with wall-clock transfer times."""
+
+    def __init__(self, context):
+        self.responses: list = []
+        self.urls: list[str] = []
+        self.started: dict = {}
+        self.seconds: dict[str, float] = {}
+        self.blocked: list[str] = []
+        context.on("request", self._request)
+        context.on("response", lambda response: self.responses.append(response))
+        context.on("requestfinished", self._finished)
+
+    def _request(self, request) -> None:
+        self.urls.append(request.url)
+        self.started[request] = time.perf_counter()
+
+    def _finished(self, request) -> None:
+        if request in self.started:
+            self.seconds[request.url] = time.perf_counter() - self.started[request]
+
+    def reset(self) -> None:
+        self.responses.clear()
+        self.urls.clear()
+
+
+def body_sizes(responses: list) -> tuple[int, int, int]:
+    """(raw bytes, gzip bytes, bodies that could not be read) over ``responses``."""
+    raw = zipped = unread = 0
+    for response in responses:
+        if 300 <= response.status < 400:  # a revalidation (304) or redirect carries no body
+            continue
+        try:
+            body = response.body()
+        except Exception:  # a body the browser no longer holds (e.g. a failed request)
+            unread += 1
+            continue
+        raw += len(body)
+        zipped += gzip_size(body)
+    return raw, zipped, unread
+
+
+def read_marks(page) -> dict[str, float]:
+    """Every performance mark of the page: name -> ms since its navigation started."""
+    return page.evaluate(
+        "Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))"
+    )
+
+
+def wait_until_settled(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> str:
+    """Wait until the page's figures are live (or failed); return that state."""
+    page.wait_for_function(
+        "['live', 'failed'].includes(document.documentElement.dataset.figures)",
+        timeout=timeout_ms,
+    )
+    return page.evaluate("document.documentElement.dataset.figures")
+
+
+def is_outside(url: str) -> bool:
+    """Whether a request would leave the machine (blob: and data: URLs never do)."""
+    return not url.startswith((LOCAL, "blob:", "data:"))
+
+
+def new_page(browser, throttle: bool = False, block_outside: bool = False):
+    """A fresh context (cold cache) and page, instrumented; optionally network-throttled.
+
+    With ``block_outside`` every request leaving 127.0.0.1 is aborted by a route and kept in
+    ``recorder.blocked``. Routing disables Chromium's HTTP cache, so timed loads go without
+    it; the host-resolver rule in CHROMIUM_ARGS fails such requests anyway.
+    """
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(INPAGE_JS)
+    recorder = Recorder(context)
+    if block_outside:
+
+        def abort(route) -> None:
+            recorder.blocked.append(route.request.url)
+            route.abort()
+
+        context.route(is_outside, abort)
+    page = context.new_page()
+    if throttle:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", THROTTLE)
+    return context, page, recorder
+
+
+def measure_load(page, recorder: Recorder, url: str) -> Load:
+    """Navigate to ``url``, wait for live, and collect marks and bytes."""
+    recorder.reset()
+    page.goto(url)
+    state = wait_until_settled(page)
+    raw, zipped, unread = body_sizes(list(recorder.responses))
+    return Load(
+        url=url,
+        state=state,
+        marks=read_marks(page),
+        raw_bytes=raw,
+        gzip_bytes=zipped,
+        requests=len(recorder.urls),
+        outside=[u for u in recorder.urls if is_outside(u)],
+        unread_bodies=unread,
+        transfer=largest_transfers(recorder),
+    )
+
+
+def download_seconds(response, recorder: Recorder) -> float | None:
+    """How long the body took to arrive: the browser's timing, else the wall clock."""
+    timing = response.request.timing
+    if timing.get("responseEnd", -1) > 0 and timing.get("responseStart", -1) > 0:
+        return (timing["responseEnd"] - timing["responseStart"]) / 1000
+    return recorder.seconds.get(response.url)
+
+
+def is_worker_url(url: str) -> bool:
+    """Requests for the Python runtime (made by the worker): Pyodide's files and wheels."""
+    return "/runtime/" in url or "/pyodide/" in url or url.endswith(".whl")
+
+
+def largest_transfers(recorder: Recorder) -> dict[str, float]:
+    """Effective Mbit/s of the largest page and worker downloads (the throttling check)."""
+    out = {}
+    for side in ("page", "worker"):
+        sized = [
+            (int(r.headers.get("content-length") or 0), r)
+            for r in recorder.responses
+            if is_worker_url(r.url) == (side == "worker") and r.status == 200
+        ]
+        if not sized:
+            continue
+        size, response = max(sized, key=lambda pair: pair[0])
+        took = download_seconds(response, recorder)
+        if took:
+            out[side] = size * 8 / 1e6 / took
+            out[f"{side}-file"] = response.url.rsplit("/", 1)[-1]
+            out[f"{side}-mb"] = size / 1e6
+    return out
+
+
+def control_latency(page, figure_id: str | None, n: int) -> dict:
+    """Time n changes of the first control of the figure that moves its readout."""
+    return page.evaluate("([id, n]) => window.__bench.latency(id, n)", [figure_id, n])
+
+
+def scenario_latency(page, figure_id: str, setup: list, change: dict, n: int) -> dict:
+    """Time n changes of a named control after moving others to fixed values."""
+    return page.evaluate(
+        "([id, setup, change, n]) => window.__bench.scenario(id, setup, change, n)",
+        [figure_id, setup, change, n],
+    )

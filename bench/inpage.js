@@ -1,0 +1,236 @@
+// Installed into every benchmarked page before its own scripts run. It counts the messages the
+// page's Python worker posts (to know when a change has been fully processed) and offers the
+// helpers the benchmark calls from Python: find a figure's controls in the live Bokeh document,
+// change one, and time how long until the figure's readout text changes.
+(() => {
+  "use strict";
+  const messages = [];
+  const NativeWorker = window.Worker;
+  if (NativeWorker) {
+    window.Worker = class extends NativeWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("message", ({ data }) => {
+          messages.push({ type: data && data.type, t: performance.now() });
+        });
+      }
+    };
+  }
+  const idleCount = () => messages.filter((m) => m.type === "idle").length;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // ---- the DOM, through open shadow roots ----
+
+  function shadowRoots(root, out = []) {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) {
+        out.push(el.shadowRoot);
+        shadowRoots(el.shadowRoot, out);
+      }
+    }
+    return out;
+  }
+
+  function deepQueryAll(root, selector) {
+    return [root, ...shadowRoots(root)].flatMap((r) => [...r.querySelectorAll(selector)]);
+  }
+
+  // A figure's element on the site; the whole body for a page holding one figure.
+  const scopeOf = (figureId) =>
+    figureId ? document.querySelector(`figure[data-figure="${figureId}"]`) : document.body;
+
+  const readoutText = (scope) =>
+    deepQueryAll(scope, "[data-readout]")
+      .map((el) => el.textContent)
+      .join("\u241f");
+
+  // Resolves with performance.now() at the first DOM mutation after which the readout text
+  // differs from `before`, or null after `timeoutMs`. A timer re-checks too, in case the
+  // change landed in a shadow root created after the observers were attached.
+  function untilChanged(scope, before, timeoutMs) {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (value) => {
+        if (done) return;
+        done = true;
+        observer.disconnect();
+        clearInterval(poll);
+        clearTimeout(limit);
+        resolve(value);
+      };
+      const check = () => {
+        if (readoutText(scope) !== before) finish(performance.now());
+      };
+      const observer = new MutationObserver(check);
+      for (const root of [scope, ...shadowRoots(scope)]) {
+        observer.observe(root, { subtree: true, childList: true, characterData: true });
+      }
+      const poll = setInterval(check, 25);
+      const limit = setTimeout(() => finish(null), timeoutMs);
+    });
+  }
+
+  // After a change: wait for the worker to report idle, then for the figure's DOM to be quiet.
+  async function settle(scope, idleBefore, quietMs = 100, maxMs = 5000) {
+    const start = performance.now();
+    while (idleCount() <= idleBefore && performance.now() - start < maxMs) await sleep(10);
+    let last = performance.now();
+    const observer = new MutationObserver(() => (last = performance.now()));
+    for (const root of [scope, ...shadowRoots(scope)]) {
+      observer.observe(root, { subtree: true, childList: true, characterData: true, attributes: true });
+    }
+    while (performance.now() - last < quietMs && performance.now() - start < maxMs) await sleep(20);
+    observer.disconnect();
+  }
+
+  // ---- the live Bokeh document ----
+
+  const liveDocument = () => Bokeh.documents[Bokeh.documents.length - 1];
+
+  function kindOf(model) {
+    const p = model.properties || {};
+    if (model.disabled || model.visible === false) return null;
+    if ("options" in p && "value" in p && Array.isArray(model.options) && model.options.length > 1)
+      return "select";
+    if ("start" in p && "end" in p && typeof model.value === "number" && model.end > model.start)
+      return "slider";
+    if ("labels" in p && typeof model.active === "number" && model.labels.length > 1)
+      return "radio";
+    if ("label" in p && typeof model.active === "boolean") return "toggle";
+    if ("low" in p && "high" in p && typeof model.value === "number") return "spinner";
+    if ("label" in p && /(^|\.)Button$/.test(model.type)) return "button";
+    return null;
+  }
+  const PREFERENCE = ["select", "slider", "radio", "toggle", "spinner"];
+
+  function describe(model, kind) {
+    const text = model.title || model.label || (model.labels || []).join(" / ") || model.type;
+    return `${kind} "${text}"`;
+  }
+
+  // The root model of a figure: named by its id on the site; on a page with one figure, the
+  // root that holds controls.
+  function figureRoot(figureId) {
+    const roots = liveDocument().roots();
+    if (figureId) return roots.find((r) => r.name === figureId);
+    return roots.find((r) => [...r.references()].some((m) => kindOf(m)));
+  }
+
+  function controls(figureId) {
+    const found = [...figureRoot(figureId).references()]
+      .map((model) => ({ model, kind: kindOf(model) }))
+      .filter((c) => c.kind);
+    return found.sort((a, b) => PREFERENCE.indexOf(a.kind) - PREFERENCE.indexOf(b.kind));
+  }
+
+  function findControl(figureId, kind, text) {
+    const hit = controls(figureId).find(
+      (c) => c.kind === kind && (!text || describe(c.model, c.kind).includes(text)),
+    );
+    if (!hit) throw new Error(`no ${kind} control matching ${JSON.stringify(text)} in ${figureId}`);
+    return hit;
+  }
+
+  // Values a control is moved through, the current one first: each move must change it.
+  function valuesFor({ model, kind }) {
+    if (kind === "select") {
+      const options = model.options.map((o) => (Array.isArray(o) ? o[0] : o));
+      const i = Math.max(0, options.indexOf(model.value));
+      return [...options.slice(i), ...options.slice(0, i)];
+    }
+    if (kind === "slider") {
+      const step = model.step || 1;
+      const at = (share) => model.start + Math.round(((model.end - model.start) * share) / step) * step;
+      const other = at(1 / 3) !== model.value ? at(1 / 3) : at(2 / 3);
+      return [model.value, other];
+    }
+    if (kind === "radio") {
+      const n = model.labels.length;
+      return [...Array(n).keys()].map((k) => (model.active + k) % n);
+    }
+    if (kind === "toggle") return [model.active, !model.active];
+    return [model.value, model.value + (model.step || 1)]; // spinner
+  }
+
+  const BUTTON = Symbol("click");
+  const current = ({ model, kind }) =>
+    kind === "button" ? null : kind === "radio" || kind === "toggle" ? model.active : model.value;
+
+  function apply({ model, kind }, value) {
+    if (kind === "button") Bokeh.index.find_one(model).click();
+    else if (kind === "radio" || kind === "toggle") model.active = value;
+    else model.value = value;
+  }
+
+  // The next value in the cycle that differs from the control's current one.
+  function cycler(control, values) {
+    let i = -1;
+    return () => {
+      for (let tries = 0; tries < values.length; tries += 1) {
+        i = (i + 1) % values.length;
+        if (values[i] !== current(control)) return values[i];
+      }
+      throw new Error(`every value of ${describe(control.model, control.kind)} is the current one`);
+    };
+  }
+
+  // One change: apply it, time the readout's change, then let the figure settle.
+  async function timeChange(scope, control, value, timeoutMs) {
+    const before = readoutText(scope);
+    const idleBefore = idleCount();
+    const t0 = performance.now();
+    apply(control, value);
+    const t1 = await untilChanged(scope, before, timeoutMs);
+    await settle(scope, idleBefore);
+    return t1 === null ? null : t1 - t0;
+  }
+
+  // n changes of `control`, cycling through `values`.
+  async function series(scope, control, values, n, timeoutMs) {
+    const next = cycler(control, values);
+    const latencies = [];
+    let timeouts = 0;
+    for (let k = 0; k < n; k += 1) {
+      const ms = await timeChange(scope, control, next(), timeoutMs);
+      if (ms === null) timeouts += 1;
+      else latencies.push(ms);
+    }
+    return { control: describe(control.model, control.kind), latencies, timeouts };
+  }
+
+  // The first control (in PREFERENCE order) whose change moves the readout, timed n times
+  // after one probe change that is not counted.
+  async function latency(figureId, n, timeoutMs = 10000) {
+    const scope = scopeOf(figureId);
+    const tried = [];
+    for (const control of controls(figureId)) {
+      if (control.kind === "button") continue;
+      const values = valuesFor(control);
+      tried.push(describe(control.model, control.kind));
+      if ((await timeChange(scope, control, cycler(control, values)(), timeoutMs)) === null) {
+        await timeChange(scope, control, values[0], timeoutMs); // put it back
+        continue;
+      }
+      return series(scope, control, values, n, timeoutMs);
+    }
+    return { control: null, latencies: [], timeouts: 0, tried };
+  }
+
+  // A named scenario: `setup` moves controls to fixed values first, then `change` is timed.
+  async function scenario(figureId, setup, change, n, timeoutMs = 30000) {
+    const scope = scopeOf(figureId);
+    for (const step of setup) {
+      const control = findControl(figureId, step.kind, step.text);
+      if (step.value !== current(control)) await timeChange(scope, control, step.value, timeoutMs);
+    }
+    const control = findControl(figureId, change.kind, change.text);
+    const values = change.kind === "button" ? [BUTTON] : change.values || valuesFor(control);
+    return series(scope, control, values, n, timeoutMs);
+  }
+
+  function summary() {
+    return controls(null).map((c) => describe(c.model, c.kind));
+  }
+
+  window.__bench = { latency, scenario, summary, readoutText: (id) => readoutText(scopeOf(id)) };
+})();
