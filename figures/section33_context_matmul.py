@@ -27,15 +27,18 @@ HINT = "Point at a row of the context vectors to rebuild it."
 def _explanation(X: np.ndarray, alpha: np.ndarray, Z: np.ndarray, i: int) -> str:
     parts = contributions(alpha[i], X)
     rows = "".join(
-        f"<tr><th>{escape(TOKENS[j])}</th><td>{num(alpha[i, j])}</td><td>×</td>"
-        f"<td>{vec(X[j], 2)}</td><td>=</td><td>{vec(parts[j])}</td></tr>"
+        f'<div class="s33-rb"><span>{escape(TOKENS[j])}</span>'
+        f"<span>{num(alpha[i, j])} × {vec(X[j], 2)}</span><span>= {vec(parts[j])}</span></div>"
         for j in range(len(TOKENS))
     )
-    total = f'<tr class="s33-sum"><td colspan="5">sum</td><td>{vec(Z[i])}</td></tr>'
+    total = (
+        '<div class="s33-rb s33-rb-sum"><span>sum</span><span></span>'
+        f"<span>= {vec(Z[i])}</span></div>"
+    )
     return (
         f"<p><b>{token_vector(i + 1, 'z')} = Σⱼ α{sub(i + 1)}ⱼ x⁽ʲ⁾</b>"
         f" (the context vector of {escape(TOKENS[i])})</p>"
-        f'<table class="s33-terms">{rows}{total}</table>'
+        f'<div class="s33-rebuild">{rows}{total}</div>'
     )
 
 

@@ -19,14 +19,14 @@ from figures.fmt import num
 
 EXPLAIN_CSS = """
 .s33 { font: 0.85rem/1.45 system-ui, sans-serif; color: #1f2937; }
-.s33-row { display: flex; flex-wrap: wrap; gap: 0.75rem 1rem; align-items: flex-start; }
+.s33-row { display: flex; flex-wrap: wrap; gap: 0.75rem; align-items: flex-start; }
 .s33-block { min-width: 0; max-width: 100%; overflow-x: auto; }
 .s33-label { margin: 0 0 0.2rem; font-size: 0.75rem; font-weight: 600; color: #475569; }
-.s33-op { align-self: center; font-size: 1.5rem; line-height: 1; color: #64748b; }
+.s33-op { align-self: center; font-size: 1.3rem; line-height: 1; color: #64748b; }
 .s33 table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
-.s33 td { padding: 0.15rem 0.35rem; text-align: right; white-space: nowrap;
-  font: 0.8rem/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
-.s33 th { padding: 0.1rem 0.35rem; font-size: 0.72rem; font-weight: 600; color: #64748b;
+.s33 td { padding: 0.15rem 0.25rem; text-align: right; white-space: nowrap;
+  font: 0.78rem/1.4 ui-monospace, "DejaVu Sans Mono", Menlo, monospace; }
+.s33 th { padding: 0.1rem 0.25rem; font-size: 0.72rem; font-weight: 600; color: #64748b;
   text-align: right; white-space: nowrap; }
 .s33 tr.s33-result td { border-top: 2px solid #cbd5e1; font-weight: 600; }
 .s33 [data-explain] { cursor: pointer; border-radius: 3px; }
@@ -55,10 +55,20 @@ EXPLAIN_CSS = """
 .s33-bar .s33-val { font: 0.8rem ui-monospace, "DejaVu Sans Mono", Menlo, monospace;
   text-align: right; }
 .s33-hint { margin: 0.35rem 0 0; font-size: 0.75rem; color: #64748b; }
+.s33-rebuild { display: grid; grid-template-columns: 3.6rem max-content max-content;
+  gap: 0 0.5rem; font: 0.78rem/1.5 ui-monospace, "DejaVu Sans Mono", Menlo, monospace;
+  white-space: nowrap; }
+.s33-rb { display: contents; }
+.s33-rb > span:first-child { font: 0.75rem/1.6 system-ui, sans-serif; color: #475569; }
+.s33-rb-sum > span { border-top: 1px solid #94a3b8; font-weight: 600; }
+.s33-out th { white-space: normal; }
 @media (max-width: 480px) {
-  .s33 td { padding: 0.12rem 0.2rem; font-size: 0.72rem; }
-  .s33 th { padding: 0.1rem 0.2rem; font-size: 0.68rem; }
+  .s33 td { padding: 0.12rem 0.14rem; font-size: 0.7rem; }
+  .s33 th { padding: 0.1rem 0.14rem; font-size: 0.64rem; }
   .s33-out { padding: 0.4rem 0.5rem; }
+  .s33-rebuild { grid-template-columns: 3.2rem max-content; }
+  .s33-rb-sum > span:nth-child(2) { display: none; }
+  .s33-rb > span:last-child { grid-column: 2; }
 }
 """
 
