@@ -15,6 +15,11 @@
   let busy = false; // a patch is being applied in the worker
   let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
   let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
+  let live = false; // the live document is on screen
+  let stalled = null; // timer: a patch the worker has not answered
+  // A figure update takes milliseconds; a worker silent this long has died or hung.
+  const STALL_MS = 15_000;
+  const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
 
   const setBanner = (text) => {
     banner.hidden = !text;
@@ -50,11 +55,13 @@
 
   function send(events) {
     busy = true;
+    clearTimeout(stalled);
+    stalled = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
     worker.postMessage({ type: "patch", patch: jsdoc.create_json_patch(events) });
   }
 
   function onDocumentChange(event) {
-    if (patching > 0 || event.setter_id === "py") return;
+    if (patching > 0 || event.setter_id === "py" || !worker || !jsdoc) return;
     if (!busy) return send([event]);
     if (event.model && event.attr) {
       queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
@@ -68,20 +75,53 @@
     views = await embed(data);
     jsdoc = [...views[0].roots][0].model.document;
     jsdoc.on_change(onDocumentChange, false);
+    live = true;
     worker.postMessage({ type: "rendered" });
     setBanner("");
     setFigureStatus("live", "Live: this figure is computed by numpy in your browser.");
     performance.mark("figures-live");
   }
 
-  function fail(reason) {
+  // Forget the worker and everything in flight with it.
+  function stop() {
     if (worker) worker.terminate();
     worker = null;
+    jsdoc = null;
+    busy = false;
+    queue = [];
+    clearTimeout(stalled);
+  }
+
+  function fail(reason) {
+    if (html.dataset.figures === "failed" && !worker) return; // already said why
+    stop();
     setBanner("");
     setFigureStatus(
       "failed",
       `Not live: ${reason}. The figure shows its pre-rendered default numbers, which are correct.`,
     );
+    for (const fig of figures) fig.querySelector(".fig-status").append(" ", retryButton());
+    // Controls that no longer reach Python must not pretend to work: back to the pre-render.
+    if (live) {
+      live = false;
+      removeViews();
+      embed(prerenderData()).then((v) => (views = v), console.error);
+    }
+  }
+
+  function retryButton() {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "fig-retry";
+    button.textContent = "Retry";
+    button.addEventListener("click", retry);
+    return button;
+  }
+
+  function retry() {
+    stop();
+    setFigureStatus("static", "Retrying: the controls come alive when Python has loaded.");
+    start();
   }
 
   async function onMessage({ data: msg }) {
@@ -99,6 +139,7 @@
         patching -= 1;
       }
     } else if (msg.type === "idle") {
+      clearTimeout(stalled);
       if (queue.length) {
         const events = queue;
         queue = [];
@@ -126,7 +167,7 @@
     // pre-render, which is then on screen long before the live document can replace it.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
     if (canRun) start();
-    prerendered = embed(JSON.parse(document.getElementById("prerender").textContent));
+    prerendered = embed(prerenderData());
     views = await prerendered;
     performance.mark("prerender-visible");
     if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
