@@ -25,9 +25,9 @@ from figures.plots import note, plot
 ID = "cost"
 TITLE = "What n squared costs"
 CAPTION = (
-    "Drag the context length from one token to a million. One head of one layer: at 1,024 "
-    "tokens the score matrix is nothing, at GPT-4.1's window it fills a rack of 80 GiB cards, "
-    "and the time per token grows with the square of the length."
+    "Drag the context length from one token to a million. One head of one layer: at "
+    f"{integer(REF_TOKENS)} tokens the score matrix is nothing, at GPT-4.1's window it fills a "
+    f"rack of {CARD_GIB} GiB cards, and the time per token grows with the square of the length."
 )
 # Powers of two up to half a million, then GPT-4.1's window: a log scale with exact stops.
 LENGTHS: tuple[int, ...] = (*(2**k for k in range(20)), GPT41_CONTEXT)

@@ -32,7 +32,8 @@ ID = "dropout"
 TITLE = "The row that sums to zero"
 CAPTION = (
     "Set the rate p, resample the single pass a few times, and read the run of thousands "
-    "below it: at p = 0.5 the first row dies on half the passes, the second on a quarter. "
+    f"below it: at p = {BOOK_RATE} the first row dies on half the passes, the second on a "
+    "quarter. "
     "Switch the scaling off and the average row sum drops from 1 to 1 − p."
 )
 WEIGHT_SET = f"seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.5)"

@@ -83,7 +83,7 @@ def view() -> pn.viewable.Viewable:
         i, j = most_asymmetric_pair(weights)
         edge, width = _highlight(a, b, T)
         score_map.low, score_map.high = float(np.min(scores)), float(np.max(scores))
-        weight_map.low, weight_map.high = 0.0, float(np.max(weights))
+        weight_map.low, weight_map.high = float(np.min(weights)), float(np.max(weights))
         score_plot.title.text = SCORE_TITLES[mode.value]
         score_src.data = heatmap_data(scores, [num(s, 2) for s in scores.ravel()], edge, width)
         weight_src.data = heatmap_data(
@@ -91,7 +91,7 @@ def view() -> pn.viewable.Viewable:
             [num(w, 2) for w in weights.ravel()],
             edge,
             width,
-            low=0.0,
+            low=weight_map.low,
             high=weight_map.high,
         )
         message.object = (
