@@ -122,3 +122,27 @@ def test_magnitude_scale_and_cosine(live):
     cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
     expect(live.readout_locator(magnitude.ID, "mean_entropy")).to_have_text(num(cos))
     assert live.errors == []
+
+
+SELECTED = """() => {
+  const doc = Bokeh.documents[Bokeh.documents.length - 1];
+  const has = (data, key) => (data instanceof Map ? data.has(key) : key in data);
+  return [...doc.all_models]
+    .filter((m) => m.type === "ColumnDataSource" && has(m.data, "weight") && has(m.data, "part0"))
+    .map((m) => [...m.selected.indices]);
+}"""
+
+
+def test_tapping_a_bar_selects_that_token_in_all_three_panels(live):
+    """The three-steps panels share one source: a tap on 'starts' in the weights panel selects
+    row 2 of it, which the score and context panels draw highlighted too."""
+    canvas = figure(live, three_steps).locator(".bk-Canvas").nth(1)  # panel 2, the weights
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    starts = TOKENS.index("starts")
+    # The bars sit in six equal slots right of the y axis; aim at the middle of the 'starts' bar.
+    axis = 50
+    x = box["x"] + axis + (box["width"] - axis - 10) * (starts + 0.5) / len(TOKENS)
+    live.page.mouse.click(x, box["y"] + 0.75 * box["height"])  # low: every bar reaches it
+    live.page.wait_for_function(f"({SELECTED})().some((s) => s.length === 1)")
+    assert live.page.evaluate(SELECTED) == [[starts]]
