@@ -187,17 +187,25 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
             "outside": outside, "notes": notes}  # fmt: skip
 
 
-def transfer_lines(loads: list[Load]) -> list[str]:
-    """The throttling check: effective download rate of the largest page and worker files."""
+def transfer_lines(loads: list[Load], throttled: bool = False) -> list[str]:
+    """The throttling check: effective download rate of the largest page and worker files.
+
+    In a throttled run, a rate well above the emulated one means the throttling did not
+    reach that side's requests.
+    """
+    limit = THROTTLE["downloadThroughput"] * 8 / 1e6
     lines = []
     for side in ("page", "worker"):
         rates = [x.transfer[side] for x in loads if side in x.transfer]
-        if rates:
-            name = loads[0].transfer.get(f"{side}-file")
-            lines.append(
-                f"  largest {side}-side download ({name}): {statistics.median(rates):.0f} Mbit/s "
-                f"effective (median)"
-            )
+        if not rates:
+            continue
+        rate = statistics.median(rates)
+        name = loads[0].transfer.get(f"{side}-file")
+        line = f"  largest {side}-side download ({name}): {rate:.0f} Mbit/s effective (median)"
+        if throttled:
+            verdict = "applies" if rate <= limit * 1.25 else "does NOT apply"
+            line += f" -> throttling {verdict} to {side} requests"
+        lines.append(line)
     return lines
 
 
@@ -212,7 +220,7 @@ def print_site(results: dict, found, args) -> None:
         print("\n".join(transfer_lines(r["loads"])))
         if r["throttled"]:
             print("\n".join(report.load_table(throttle_title(args), r["throttled"])))
-            print("\n".join(transfer_lines(r["throttled"])))
+            print("\n".join(transfer_lines(r["throttled"], throttled=True)))
         print(f"  control -> readout latency ({args.changes} changes each, ms):")
         print("\n".join(report.latency_table(r["latency"])))
         print_outside(r["loads"], r["blocked"])
@@ -243,7 +251,7 @@ def print_baseline(b: dict, args) -> None:
     print("\n".join(transfer_lines(b["loads"])))
     if b["throttled"]:
         print("\n".join(report.load_table(throttle_title(args), b["throttled"])))
-        print("\n".join(transfer_lines(b["throttled"])))
+        print("\n".join(transfer_lines(b["throttled"], throttled=True)))
     print(f"  control -> readout latency ({args.changes} changes, ms):")
     print("\n".join(report.latency_table(b["latency"])))
     print_outside(b["loads"], b["blocked"])

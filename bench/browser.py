@@ -7,6 +7,7 @@ page's own performance marks, so they do not depend on how often Python polls th
 import gzip
 import hashlib
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ class Load:
     gzip_bytes: int = 0
     requests: int = 0
     outside: list[str] = field(default_factory=list)
-    unread_bodies: int = 0
+    refetched_bodies: int = 0
     transfer: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -101,20 +102,31 @@ class Recorder:
         self.urls.clear()
 
 
+def refetch(url: str) -> bytes:
+    """The same body again from the local server (no proxy), for a body the browser dropped."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    with opener.open(url, timeout=60) as reply:
+        return reply.read()
+
+
 def body_sizes(responses: list) -> tuple[int, int, int]:
-    """(raw bytes, gzip bytes, bodies that could not be read) over ``responses``."""
-    raw = zipped = unread = 0
+    """(raw bytes, gzip bytes, bodies re-fetched) over ``responses``.
+
+    Chromium evicts very large bodies (the 29 MB panel wheel) from what DevTools keeps; those
+    are fetched again from the local server, which serves the same bytes.
+    """
+    raw = zipped = refetched = 0
     for response in responses:
         if 300 <= response.status < 400:  # a revalidation (304) or redirect carries no body
             continue
         try:
             body = response.body()
-        except Exception:  # a body the browser no longer holds (e.g. a failed request)
-            unread += 1
-            continue
+        except Exception:
+            body = refetch(response.url)
+            refetched += 1
         raw += len(body)
         zipped += gzip_size(body)
-    return raw, zipped, unread
+    return raw, zipped, refetched
 
 
 def read_marks(page) -> dict[str, float]:
@@ -168,7 +180,7 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
     recorder.reset()
     page.goto(url)
     state = wait_until_settled(page)
-    raw, zipped, unread = body_sizes(list(recorder.responses))
+    raw, zipped, refetched = body_sizes(list(recorder.responses))
     return Load(
         url=url,
         state=state,
@@ -177,7 +189,7 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
         gzip_bytes=zipped,
         requests=len(recorder.urls),
         outside=[u for u in recorder.urls if is_outside(u)],
-        unread_bodies=unread,
+        refetched_bodies=refetched,
         transfer=largest_transfers(recorder),
     )
 

@@ -104,7 +104,8 @@
   const PREFERENCE = ["select", "slider", "radio", "toggle", "spinner"];
 
   function describe(model, kind) {
-    const text = model.title || model.label || (model.labels || []).join(" / ") || model.type;
+    const range = kind === "slider" ? `${model.start}..${model.end}` : "";
+    const text = model.title || model.label || (model.labels || []).join(" / ") || range;
     return `${kind} "${text}"`;
   }
 

@@ -77,6 +77,8 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
         f"{spread([x.gzip_bytes for x in loads], megabytes)}"
     )
     lines.append(f"  {'requests':<44} {spread([x.requests for x in loads], str)}")
+    if refetched := max(x.refetched_bodies for x in loads):
+        lines.append(f"  ({refetched} body(ies) dropped by DevTools, sized from the server's copy)")
     if states := [x.state for x in loads if x.state != "live"]:
         lines.append(f"  NOT LIVE in {len(states)} run(s): {states}")
     if warm:
@@ -88,6 +90,10 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
         lines.append(
             f"  {'second page, warm cache, pre-render visible':<44} "
             f"{spread([x.prerender for x in warm])}"
+        )
+        lines.append(
+            f"  {'second page, warm cache, bytes raw':<44} "
+            f"{spread([x.raw_bytes for x in warm], megabytes)}"
         )
     return lines
 
