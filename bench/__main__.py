@@ -20,6 +20,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from playwright.sync_api import Error as PlaywrightError
+
 import runtime
 from bench import report
 from bench.baseline import BASE as BASELINE_BASE
@@ -137,7 +139,7 @@ def latency_run(browser, url: str, figure_ids: list[str | None], changes: int, n
     context, page, recorder = new_page(browser, block_outside=True)
     try:
         load = measure_load(page, recorder, url)
-        rows = []
+        rows = [] if load.state == "live" else [("(page)", {"control": f"not live: {load.state}"})]
         if load.state == "live":
             for figure_id in figure_ids:
                 result = control_latency(page, figure_id, changes)
@@ -314,8 +316,8 @@ def main(argv: list[str] | None = None) -> None:
             if not args.no_baseline:
                 try:
                     baseline = measure_baseline(browser, args, runtime.default_cache_dir(), tmp)
-                except (RuntimeError, OSError) as err:
-                    why_not = str(err)
+                except (RuntimeError, OSError, PlaywrightError) as err:
+                    why_not = f"{type(err).__name__}: {err}"
     print_site(results, found, args)
     if baseline:
         print_baseline(baseline, args)

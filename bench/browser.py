@@ -7,6 +7,7 @@ page's own performance marks, so they do not depend on how often Python polls th
 import gzip
 import hashlib
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,6 +42,8 @@ class Load:
     requests: int = 0
     outside: list[str] = field(default_factory=list)
     refetched_bodies: int = 0
+    network_bytes: int = 0
+    network_files: list[tuple[str, int]] = field(default_factory=list)
     transfer: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -129,6 +132,22 @@ def body_sizes(responses: list) -> tuple[int, int, int]:
     return raw, zipped, refetched
 
 
+def file_name(url: str) -> str:
+    """The last part of a URL's path ('section-3-3/' for a page)."""
+    path = urllib.parse.urlsplit(url).path
+    last = path.rstrip("/").rsplit("/", 1)[-1]
+    return last + "/" if path.endswith("/") else last
+
+
+def network_sizes(responses: list) -> list[tuple[str, int]]:
+    """(file name, body bytes that came over the network), largest first; a response served
+    from the HTTP cache counts 0 (DevTools reports no positive body size for it)."""
+    sizes = [
+        (r.url.rsplit("/", 1)[-1], max(0, r.request.sizes()["responseBodySize"])) for r in responses
+    ]
+    return sorted(sizes, key=lambda pair: -pair[1])
+
+
 def read_marks(page) -> dict[str, float]:
     """Every performance mark of the page: name -> ms since its navigation started."""
     return page.evaluate(
@@ -137,11 +156,16 @@ def read_marks(page) -> dict[str, float]:
 
 
 def wait_until_settled(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> str:
-    """Wait until the page's figures are live (or failed); return that state."""
-    page.wait_for_function(
-        "['live', 'failed'].includes(document.documentElement.dataset.figures)",
-        timeout=timeout_ms,
-    )
+    """Wait until the page's figures are live (or failed); return that state, or 'timeout'."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(
+            "['live', 'failed'].includes(document.documentElement.dataset.figures)",
+            timeout=timeout_ms,
+        )
+    except PlaywrightTimeout:
+        return "timeout"
     return page.evaluate("document.documentElement.dataset.figures")
 
 
@@ -180,7 +204,9 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
     recorder.reset()
     page.goto(url)
     state = wait_until_settled(page)
-    raw, zipped, refetched = body_sizes(list(recorder.responses))
+    responses = list(recorder.responses)
+    raw, zipped, refetched = body_sizes(responses)
+    network = network_sizes(responses)
     return Load(
         url=url,
         state=state,
@@ -190,6 +216,8 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
         requests=len(recorder.urls),
         outside=[u for u in recorder.urls if is_outside(u)],
         refetched_bodies=refetched,
+        network_bytes=sum(n for _, n in network),
+        network_files=network[:3],
         transfer=largest_transfers(recorder),
     )
 
@@ -222,7 +250,7 @@ def largest_transfers(recorder: Recorder) -> dict[str, float]:
         took = download_seconds(response, recorder)
         if took:
             out[side] = size * 8 / 1e6 / took
-            out[f"{side}-file"] = response.url.rsplit("/", 1)[-1]
+            out[f"{side}-file"] = file_name(response.url)
             out[f"{side}-mb"] = size / 1e6
     return out
 

@@ -92,9 +92,11 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
             f"{spread([x.prerender for x in warm])}"
         )
         lines.append(
-            f"  {'second page, warm cache, bytes raw':<44} "
-            f"{spread([x.raw_bytes for x in warm], megabytes)}"
+            f"  {'second page, warm cache, bytes over network':<44} "
+            f"{spread([x.network_bytes for x in warm], megabytes)}"
         )
+        largest = ", ".join(f"{name} {megabytes(n)}" for name, n in warm[0].network_files if n)
+        lines.append(f"    (largest not served from the cache, run 1: {largest or 'none'})")
     return lines
 
 
