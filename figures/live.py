@@ -1,15 +1,29 @@
 """The worker side of a live page (runs in Pyodide only).
 
-The page's Web Worker calls ``start`` once, then ``link`` when the main thread has
-rendered the document, then ``apply`` for every batch of control changes.
+The page's Web Worker calls ``start`` once, ``link`` when the main thread has rendered the
+document, then ``apply`` for every batch of control changes. Everything the figures change
+in answer to one batch goes back to the main thread as ONE patch, so the page re-lays out
+each figure once per control change rather than once per property.
 """
 
+import asyncio
 import json
 
-from panel.io.pyodide import _convert_json_patch, _link_docs_worker, init_doc
+from bokeh.events import DocumentReady
+from js import Map
+from panel.io.pyodide import (
+    _convert_json_patch,
+    _dict_converter,
+    _process_document_events,
+    init_doc,
+)
 from panel.io.state import state
+from pyodide.ffi import to_js
 
 from figures.page import document, serialize
+
+_pending: list = []  # document events made by Python since the last flush
+_send = None  # the worker's function that posts a patch to the main thread
 
 
 def start(figure_ids: list[str], dist_url: str) -> str:
@@ -23,11 +37,38 @@ def start(figure_ids: list[str], dist_url: str) -> str:
     return data
 
 
+def _collect(event) -> None:
+    if getattr(event, "setter", None) == "js":  # changes from the page need no echo
+        return
+    if not _pending:  # Panel may finish a callback later: flush whatever is left then
+        asyncio.get_event_loop().call_soon(_flush)
+    _pending.append(event)
+
+
+def _flush() -> None:
+    if not _pending:
+        return
+    events = _pending.copy()
+    _pending.clear()
+    patch, buffers = _process_document_events(state.curdoc, events)
+    # A plain Map of ArrayBuffers: postMessage cannot clone the proxy to_js returns.
+    _send(to_js(patch, dict_converter=_dict_converter), Map.new(to_js(buffers)))
+
+
 def link(send_patch) -> None:
-    """Forward every change made in Python to the main thread through ``send_patch``."""
-    _link_docs_worker(state.curdoc, send_patch, setter="js")
+    """Start forwarding Python's changes to the main thread through ``send_patch``."""
+    global _send
+    _send = send_patch
+    doc = state.curdoc
+    # Releasing the hold replays the build's own events (the roots being added): the page
+    # already has those from the serialized document, so they are not forwarded.
+    doc.unhold()
+    doc.on_change(_collect)
+    doc.callbacks.trigger_event(DocumentReady())
+    _flush()
 
 
 def apply(patch) -> None:
-    """Apply a patch of control changes from the main thread (runs the figures' callbacks)."""
+    """Apply one batch of control changes, run the figures' callbacks, send one patch back."""
     state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
+    _flush()
