@@ -11,15 +11,15 @@ from types import ModuleType
 # Figure id -> module. Modules are imported on demand so a page loads only its own figures.
 REGISTRY: dict[str, str] = {
     "depth": "figures.depth",
+    "flat-weights": "figures.flat_weights",
     "loop-matmul": "figures.loop_matmul",
+    "magnitude": "figures.magnitude",
     "normalisations": "figures.normalisations",
     "three-steps": "figures.three_steps",
     "matmul-scores": "figures.section33_matmul_scores",
     "normalisations-compare": "figures.section33_normalisations",
     "score-matrix": "figures.section33_score_matrix",
     "context-matmul": "figures.section33_context_matmul",
-    "flat-weights": "figures.flat_weights",
-    "magnitude": "figures.magnitude",
     # post 2
     "three-modes": "figures.three_modes",
     "divisor": "figures.divisor",
