@@ -22,6 +22,7 @@ from attention.scaling import N_DRAWS, dk_sweep
 from figures import divisor
 from figures import dropout as dropout_figure
 from pages import post2
+from sitebuild import glossary
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / post2.TEMPLATE
@@ -279,5 +280,5 @@ def test_a_missing_number_fails_the_build():
             next=None,
             figure=str,
             code=lambda: "",
-            term=str,
+            term=glossary.renderer("/"),
         )
