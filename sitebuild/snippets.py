@@ -12,9 +12,13 @@ from pygments.lexers import PythonLexer
 _FORMATTER = HtmlFormatter(nowrap=True)
 
 
+# Every colour of this theme reads at WCAG AA (4.5:1) on the code background.
+CODE_STYLE = "xcode"
+
+
 def stylesheet() -> str:
-    """The CSS for highlighted code, generated from Pygments' default theme."""
-    return HtmlFormatter(style="friendly").get_style_defs(".code")
+    """The CSS for highlighted code, generated from the Pygments theme CODE_STYLE."""
+    return HtmlFormatter(style=CODE_STYLE).get_style_defs(".code")
 
 
 def runner():
