@@ -35,6 +35,48 @@
     }
   };
 
+  // The visible name of a Bokeh widget whose shadow root is `root`: its slider title without
+  // the value, its <label>, or (Panel's DiscreteSlider) the text drawn just before it.
+  function widgetName(root) {
+    const title = root.querySelector(".bk-slider-title");
+    const own = title
+      ? [...title.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent)
+      : [root.querySelector("label")?.textContent];
+    const before = root.host.previousElementSibling?.shadowRoot?.textContent ?? "";
+    return (own.join("").trim() || before.split(":")[0]).replace(/:\s*$/, "").trim();
+  }
+
+  // Bokeh draws slider handles and spin buttons without accessible names: name them after the
+  // widget's visible label (or the figure's title), walking every open shadow root in the slot.
+  function labelControls(slot) {
+    const figureTitle = slot.closest("figure")?.querySelector(".fig-title")?.textContent ?? "";
+    const visit = (root) => {
+      for (const el of root.querySelectorAll("*")) if (el.shadowRoot) visit(el.shadowRoot);
+      if (!root.host) return;
+      const handles = root.querySelectorAll("[role=slider]:not([aria-label])");
+      const spins = root.querySelectorAll(".bk-spin-btn:not([aria-label])");
+      if (!handles.length && !spins.length) return;
+      const name = widgetName(root) || figureTitle;
+      for (const handle of handles) handle.setAttribute("aria-label", name);
+      for (const spin of spins) {
+        const up = spin.classList.contains("bk-spin-btn-up");
+        spin.setAttribute("aria-label", `${up ? "Increase" : "Decrease"} ${name}`);
+      }
+    };
+    visit(slot);
+  }
+
+  // A patch from the worker may re-create widgets: label them again once per frame.
+  let relabelQueued = false;
+  function relabelSoon() {
+    if (relabelQueued) return;
+    relabelQueued = true;
+    requestAnimationFrame(() => {
+      relabelQueued = false;
+      for (const fig of figures) labelControls(fig.querySelector(".fig-slot"));
+    });
+  }
+
   // Render a serialized document into fresh holders inside the figure slots.
   async function embed(data) {
     const item = { ...data.render_items[0], roots: {} };
@@ -45,7 +87,11 @@
       slot.replaceChildren(holder);
       item.roots[rootId] = holder.id;
     }
-    return Bokeh.embed.embed_items(data.docs_json, [item]);
+    const rendered = await Bokeh.embed.embed_items(data.docs_json, [item]);
+    for (const figureId of Object.keys(data.roots)) {
+      labelControls(document.getElementById(`fig-${figureId}`));
+    }
+    return rendered;
   }
 
   function removeViews() {
@@ -138,6 +184,7 @@
       } finally {
         patching -= 1;
       }
+      relabelSoon();
     } else if (msg.type === "idle") {
       clearTimeout(stalled);
       if (queue.length) {
