@@ -33,6 +33,12 @@ VISUALLY_HIDDEN_LABEL = """
 label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 """
 
+# Rows that wrap on narrow screens. Bokeh gives a row the summed minimum width of its
+# children, which would stop the wrap, so that minimum is lifted. (Panel's FlexBox wraps
+# too, but it compiles its template with `new Function`, which the site's CSP forbids.)
+WRAP = ":host { flex-wrap: wrap; min-width: 0 !important; }"
+NO_MIN_WIDTH = ":host { min-width: 0 !important; }"
+
 
 def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
     """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
@@ -63,9 +69,10 @@ def frame(
 ) -> pn.Column:
     """Lay a figure out: controls, views side by side (wrapping on narrow screens), readout."""
     return pn.Column(
-        pn.FlexBox(*controls, align_items="end", sizing_mode="stretch_width"),
+        pn.Row(*controls, sizing_mode="stretch_width", stylesheets=[WRAP]),
         message,
-        pn.FlexBox(*views, sizing_mode="stretch_width"),
+        pn.Row(*views, sizing_mode="stretch_width", stylesheets=[WRAP]),
         readout,
         sizing_mode="stretch_width",
+        stylesheets=[NO_MIN_WIDTH],
     )

@@ -70,7 +70,7 @@ class Visit:
 
     def wait_for(self, state: str) -> None:
         self.page.wait_for_function(
-            f"document.documentElement.dataset.figures === {state!r}", timeout=LIVE_TIMEOUT_MS
+            f"() => document.documentElement.dataset.figures === {state!r}", timeout=LIVE_TIMEOUT_MS
         )
 
     def readout_locator(self, figure_id: str, key: str):

@@ -144,5 +144,5 @@ def test_tapping_a_bar_selects_that_token_in_all_three_panels(live):
     axis = 50
     x = box["x"] + axis + (box["width"] - axis - 10) * (starts + 0.5) / len(TOKENS)
     live.page.mouse.click(x, box["y"] + 0.75 * box["height"])  # low: every bar reaches it
-    live.page.wait_for_function(f"({SELECTED})().some((s) => s.length === 1)")
+    live.page.wait_for_function(f"() => ({SELECTED})().some((s) => s.length === 1)")
     assert live.page.evaluate(SELECTED) == [[starts]]

@@ -206,7 +206,7 @@ def test_a_wheel_not_matching_its_sha256_is_refused(browser, tampered_url):
     v = Visit(browser, tampered_url + SECTION33)
     try:
         v.page.wait_for_function(
-            "document.documentElement.dataset.figures === 'failed'", timeout=LIVE_TIMEOUT_MS
+            "() => document.documentElement.dataset.figures === 'failed'", timeout=LIVE_TIMEOUT_MS
         )
         status = status_of(v, "matmul-scores")
         assert status.startswith("Not live:") and "attention" in status, status

@@ -157,7 +157,8 @@ def test_tapping_explains_on_a_touch_screen(browser, server_url, state):
         page.goto(server_url + PAGE)
         wanted = "failed" if state == "static" else "live"
         page.wait_for_function(
-            f"document.documentElement.dataset.figures === {wanted!r}", timeout=LIVE_TIMEOUT_MS
+            f"() => document.documentElement.dataset.figures === {wanted!r}",
+            timeout=LIVE_TIMEOUT_MS,
         )
         fig = figure(page, "matmul-scores")
         fig.locator('[data-explain="s3"]').tap()
