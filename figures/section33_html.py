@@ -34,6 +34,7 @@ EXPLAIN_CSS = """
 .s33 [data-explain]:focus { outline: none; }
 .s33 [data-explain]:focus-visible { outline: 2px solid #c2410c; outline-offset: 1px; }
 .s33 .is-lit, .s33 .is-lit td { background: #ffedd5; }
+.s33 .is-lit th, .s33 th.is-lit { color: #475569; }  /* 6.6:1 on the highlight */
 .s33 .is-pointed, .s33 tr.is-pointed td { background: #c2410c; color: #fff; }
 .s33 .is-pointed th { color: #fff; }
 .s33-out { margin-top: 0.6rem; padding: 0.5rem 0.75rem; border-left: 3px solid #c2410c;
