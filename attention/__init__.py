@@ -1,7 +1,22 @@
 """Self-attention in float64 numpy: every number the explainer shows.
 
-Each module is one stage of the story, written as small pure functions over arrays:
+Each module is one stage of chapter 3 of Raschka's *Build a Large Language Model (From
+Scratch)*, written as small pure functions over arrays, with shapes in every docstring:
 
 - ``fixtures``: the book's six tokens and their 6x3 embeddings, plus presets.
-- ``basics``: scores, softmax, context vectors (section 3.3 of the book).
+- ``basics``: scores, softmax, context vectors; the loop against the matmul (section 3.3).
+- ``depth``: how far back a gradient walks, recurrent against attention.
+- ``analysis``: what parameter-free attention does: entropy, spread, norms, cosine.
+- ``torch_rng``: PyTorch's CPU generator in numpy, so the book's seeded weights are derived.
+- ``projections``: Q, K, V and scaled dot-product attention (section 3.4).
+- ``scaling``: why the scores are divided by sqrt(d_k): the softmax Jacobian.
+- ``masking``: the causal mask, both ways, and the wrong one (section 3.5).
+- ``dropout``: inverted dropout on the attention weights.
+- ``heads``: multi-head attention, as a list of heads and as one split projection (3.6).
+- ``cost``: what the n x n score matrix costs in bytes, cards and time.
+
+In a notebook::
+
+    from attention import basics, fixtures
+    scores, weights, context = basics.attend(fixtures.book_inputs())
 """
