@@ -15,10 +15,10 @@ import tempfile
 from pathlib import Path
 
 import jinja2
-import runtime
 from markupsafe import Markup
 
 import pages
+import runtime
 from figures import module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import glossary, mathtex, snippets
