@@ -18,6 +18,7 @@ import re
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
@@ -43,7 +44,7 @@ LATENCY_CHANGES = 20
 
 
 def log(*parts: object) -> None:
-    print("bench:", *parts, file=sys.stderr, flush=True)
+    print(f"bench {time.strftime('%H:%M:%S')}:", *parts, file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -139,12 +140,15 @@ def latency_run(browser, url: str, figure_ids: list[str | None], changes: int, n
     context, page, recorder = new_page(browser, block_outside=True)
     try:
         load = measure_load(page, recorder, url)
+        log(f"latency load of {url} (outside requests aborted): {load.state}")
         rows = [] if load.state == "live" else [("(page)", {"control": f"not live: {load.state}"})]
         if load.state == "live":
             for figure_id in figure_ids:
+                log(f"latency of {figure_id or BASELINE_FIGURE} on {url}")
                 result = control_latency(page, figure_id, changes)
                 rows.append((figure_id or BASELINE_FIGURE.replace("_", "-"), result))
             for label, figure_id, setup, change in named:
+                log(f"latency: {label}")
                 rows.append((label, scenario_latency(page, figure_id, setup, change, changes)))
         return rows, list(recorder.blocked), load
     finally:

@@ -42,6 +42,7 @@ class Load:
     requests: int = 0
     outside: list[str] = field(default_factory=list)
     refetched_bodies: int = 0
+    still_loading: int = 0
     network_bytes: int = 0
     network_files: list[tuple[str, int]] = field(default_factory=list)
     transfer: dict[str, float] = field(default_factory=dict)
@@ -88,21 +89,41 @@ class Recorder:
         self.started: dict = {}
         self.seconds: dict[str, float] = {}
         self.blocked: list[str] = []
+        self.finished: set = set()
+        self.failed: set = set()
         context.on("request", self._request)
         context.on("response", lambda response: self.responses.append(response))
         context.on("requestfinished", self._finished)
+        context.on("requestfailed", lambda request: self.failed.add(request))
 
     def _request(self, request) -> None:
         self.urls.append(request.url)
         self.started[request] = time.perf_counter()
 
     def _finished(self, request) -> None:
+        self.finished.add(request)
         if request in self.started:
             self.seconds[request.url] = time.perf_counter() - self.started[request]
 
     def reset(self) -> None:
         self.responses.clear()
         self.urls.clear()
+
+    def completed(self, page, wait_ms: int = 5000) -> tuple[list, int]:
+        """(responses whose body has fully arrived, how many are still loading).
+
+        Waits up to ``wait_ms`` for stragglers: asking DevTools for the body or sizes of an
+        unfinished request blocks until it finishes, which may be never.
+        """
+        waited = 0
+        while waited < wait_ms and self._pending():
+            page.wait_for_timeout(100)  # lets Playwright deliver the finishing events
+            waited += 100
+        done = [r for r in self.responses if r.request in self.finished]
+        return done, len(self._pending())
+
+    def _pending(self) -> list:
+        return [r for r in self.responses if r.request not in self.finished | self.failed]
 
 
 def refetch(url: str) -> bytes:
@@ -142,9 +163,7 @@ def file_name(url: str) -> str:
 def network_sizes(responses: list) -> list[tuple[str, int]]:
     """(file name, body bytes that came over the network), largest first; a response served
     from the HTTP cache counts 0 (DevTools reports no positive body size for it)."""
-    sizes = [
-        (r.url.rsplit("/", 1)[-1], max(0, r.request.sizes()["responseBodySize"])) for r in responses
-    ]
+    sizes = [(file_name(r.url), max(0, r.request.sizes()["responseBodySize"])) for r in responses]
     return sorted(sizes, key=lambda pair: -pair[1])
 
 
@@ -204,7 +223,7 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
     recorder.reset()
     page.goto(url)
     state = wait_until_settled(page)
-    responses = list(recorder.responses)
+    responses, pending = recorder.completed(page)
     raw, zipped, refetched = body_sizes(responses)
     network = network_sizes(responses)
     return Load(
@@ -216,9 +235,10 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
         requests=len(recorder.urls),
         outside=[u for u in recorder.urls if is_outside(u)],
         refetched_bodies=refetched,
+        still_loading=pending,
         network_bytes=sum(n for _, n in network),
         network_files=network[:3],
-        transfer=largest_transfers(recorder),
+        transfer=largest_transfers(responses, recorder),
     )
 
 
@@ -235,13 +255,13 @@ def is_worker_url(url: str) -> bool:
     return "/runtime/" in url or "/pyodide/" in url or url.endswith(".whl")
 
 
-def largest_transfers(recorder: Recorder) -> dict[str, float]:
+def largest_transfers(responses: list, recorder: Recorder) -> dict[str, float]:
     """Effective Mbit/s of the largest page and worker downloads (the throttling check)."""
     out = {}
     for side in ("page", "worker"):
         sized = [
             (int(r.headers.get("content-length") or 0), r)
-            for r in recorder.responses
+            for r in responses
             if is_worker_url(r.url) == (side == "worker") and r.status == 200
         ]
         if not sized:

@@ -77,6 +77,8 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
         f"{spread([x.gzip_bytes for x in loads], megabytes)}"
     )
     lines.append(f"  {'requests':<44} {spread([x.requests for x in loads], str)}")
+    if pending := max(x.still_loading for x in loads):
+        lines.append(f"  ({pending} response(s) still loading 5 s after live, not counted)")
     if refetched := max(x.refetched_bodies for x in loads):
         lines.append(f"  ({refetched} body(ies) dropped by DevTools, sized from the server's copy)")
     if states := [x.state for x in loads if x.state != "live"]:
