@@ -174,18 +174,23 @@ def read_marks(page) -> dict[str, float]:
     )
 
 
+# Resolves when the page's figures are live or failed, or with 'timeout'. Passed to
+# page.evaluate as a function: the site's CSP forbids eval, which wait_for_function uses.
+SETTLED_JS = """(timeoutMs) => new Promise((resolve) => {
+  const html = document.documentElement;
+  const state = () => html.dataset.figures;
+  if (["live", "failed"].includes(state())) return resolve(state());
+  const observer = new MutationObserver(() => {
+    if (["live", "failed"].includes(state())) { observer.disconnect(); resolve(state()); }
+  });
+  observer.observe(html, { attributes: true, attributeFilter: ["data-figures"] });
+  setTimeout(() => { observer.disconnect(); resolve("timeout"); }, timeoutMs);
+})"""
+
+
 def wait_until_settled(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> str:
     """Wait until the page's figures are live (or failed); return that state, or 'timeout'."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    try:
-        page.wait_for_function(
-            "['live', 'failed'].includes(document.documentElement.dataset.figures)",
-            timeout=timeout_ms,
-        )
-    except PlaywrightTimeout:
-        return "timeout"
-    return page.evaluate("document.documentElement.dataset.figures")
+    return page.evaluate(SETTLED_JS, timeout_ms)
 
 
 def is_outside(url: str) -> bool:
