@@ -34,7 +34,12 @@ async function start(config) {
     messageCallback: () => {},
     errorCallback: (text) => failures.push(text),
   });
-  if (failures.length) throw new Error(`a package could not be loaded: ${failures.join("; ")}`);
+  if (failures.length) {
+    // The browser refuses a wheel whose bytes do not match the sha256 pinned in the lock file,
+    // and reports it as a failed fetch.
+    const why = "its download failed or did not match its pinned sha256";
+    throw new Error(`a package could not be loaded (${why}): ${failures.join("; ")}`);
+  }
   status(3, "building the figures");
   live = pyodide.pyimport("figures.live");
   const data = live.start(pyodide.toPy(config.figures), config.distUrl);
