@@ -16,6 +16,11 @@
   let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
   let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
   let live = false; // the live document is on screen
+  // Controls moved on the pre-render before Python is live: "figure|index|attr" -> value,
+  // where index is the model's place among its figure root's references (the same in both
+  // documents, which the same Python code built).
+  let early = new Map();
+  const REPLAYED = ["value", "active"];
   let stalled = null; // timer: a patch the worker has not answered
   // A figure update takes milliseconds; a worker silent this long has died or hung.
   const STALL_MS = 15_000;
@@ -115,6 +120,34 @@
     queue.push(event);
   }
 
+  const figureModels = (doc, roots, figureId) => [
+    ...doc.get_model_by_id(roots[figureId]).references(),
+  ];
+
+  // Remember what the reader does to the pre-render's controls while Python loads.
+  function recordEarlyChanges(rendered, roots) {
+    const doc = [...rendered[0].roots][0].model.document;
+    doc.on_change((event) => {
+      if (live || !event.model || !REPLAYED.includes(event.attr)) return;
+      for (const figureId of Object.keys(roots)) {
+        const index = figureModels(doc, roots, figureId).indexOf(event.model);
+        if (index < 0) continue;
+        const key = `${figureId}|${index}|${event.attr}`;
+        early.set(key, { type: event.model.type, value: event.model[event.attr] });
+      }
+    }, false);
+  }
+
+  // ...and apply it to the live figures, which sends it to Python like any other change.
+  function replayEarlyChanges(roots) {
+    for (const [key, { type, value }] of early) {
+      const [figureId, index, attr] = key.split("|");
+      const model = figureModels(jsdoc, roots, figureId)[Number(index)];
+      if (model && model.type === type) model[attr] = value;
+    }
+    early = new Map();
+  }
+
   async function goLive(data) {
     await prerendered; // never let a late pre-render cover the live figures
     removeViews();
@@ -123,6 +156,7 @@
     jsdoc.on_change(onDocumentChange, false);
     live = true;
     worker.postMessage({ type: "rendered" });
+    replayEarlyChanges(data.roots);
     setBanner("");
     setFigureStatus("live", "Live: this figure is computed by numpy in your browser.");
     performance.mark("figures-live");
@@ -214,9 +248,11 @@
     // pre-render, which is then on screen long before the live document can replace it.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
     if (canRun) start();
-    prerendered = embed(prerenderData());
+    const prerender = prerenderData();
+    prerendered = embed(prerender);
     views = await prerendered;
     performance.mark("prerender-visible");
+    recordEarlyChanges(views, prerender.roots);
     if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
     if (html.dataset.figures !== "failed") html.dataset.figures = "static";
   }

@@ -69,3 +69,27 @@ def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
     assert v.readout("three-steps", "context") == "[0.4419, 0.6515, 0.5683]"
     status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
     assert status.startswith("Not live:")
+
+
+def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url):
+    """No dead controls: a change made on the pre-render is replayed on the live figure."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held = []
+    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))  # held until released
+    try:
+        page = context.new_page()
+        page.goto(server_url + POST1)
+        page.wait_for_function("() => document.documentElement.dataset.figures === 'static'")
+        page.locator('[data-figure="three-steps"] select').select_option("with")
+        assert held, "the runtime download should be waiting"
+        for route in held:
+            route.continue_()
+        page.wait_for_function(
+            "() => document.documentElement.dataset.figures === 'live'", timeout=120_000
+        )
+        want = expected_context(book_inputs(), "with")
+        locator = page.locator('[data-figure="three-steps"] [data-readout="context"]')
+        expect(locator).to_have_text(want, timeout=10_000)
+        assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
+    finally:
+        context.close()
