@@ -74,7 +74,7 @@ def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -
         """A figure slot: caption, pre-render holder, status line and source view."""
         mod = module(figure_id)
         figure_ids.append(figure_id)
-        source = snippets.source_view(ROOT / (mod.__name__.replace(".", "/") + ".py"))
+        source = snippets.source_view(Path(mod.__file__))
         return Markup(
             env.get_template("_figure.html").render(
                 fig=mod, number=len(figure_ids), slot=slot_id(figure_id), source=source
