@@ -19,7 +19,7 @@ from attention.cost import (
     score_matrix_bytes,
 )
 from figures.fmt import integer, num, sci
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot
 
 ID = "cost"
@@ -106,17 +106,12 @@ def view() -> pn.viewable.Viewable:
         "time are rounded for display."
     )
 
-    def update(*_events) -> None:
+    def draw() -> None:
         n, per_score, card_gib = int(length.value), int(width.value), int(card.value)
-        try:
-            n_bytes = score_matrix_bytes(n, per_score)
-            ratio, cards = cards_needed(n_bytes, card_gib)
-            seconds, hours = scaled_time(n)
-            curve = [score_matrix_bytes(m, per_score) for m in LENGTHS]
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        n_bytes = score_matrix_bytes(n, per_score)
+        ratio, cards = cards_needed(n_bytes, card_gib)
+        seconds, hours = scaled_time(n)
+        curve = [score_matrix_bytes(m, per_score) for m in LENGTHS]
         memory_curve.data = {"n": list(LENGTHS), "y": curve}
         memory_here.data = {"n": [n], "y": [n_bytes]}
         time_here.data = {"n": [n], "y": [seconds]}
@@ -134,9 +129,7 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    for widget in (length, width, card):
-        widget.param.watch(update, "value")
-    update()
+    recompute((length, width, card), message, draw)
     return frame(
         [length, width, card],
         [memory_plot, time_plot],

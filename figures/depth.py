@@ -11,7 +11,7 @@ from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth, sigmoid_slope
 from attention.fixtures import GPT2_CONTEXT
 from figures.fmt import integer, num, power_of_ten
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot
 
 ID = "depth"
@@ -90,25 +90,13 @@ def view() -> pn.viewable.Viewable:
         f"power T. A sigmoid's slope is at most {num(sigmoid_slope(0.0), 2)}, its default."
     )
 
-    def update(*_events) -> None:
-        try:
-            rec, att = recurrent_depth(layers.value, T.value), attention_depth(layers.value)
-            rec_line = [recurrent_depth(layers.value, int(t)) for t in ends]
-            log_curve = log10_decay(factor.value, np.arange(1, MAX_T + 1))
-            log_here = log10_decay(factor.value, T.value)
-            value = decay(factor.value, T.value)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
+    def draw() -> str | None:
+        rec, att = recurrent_depth(layers.value, T.value), attention_depth(layers.value)
+        rec_line = [recurrent_depth(layers.value, int(t)) for t in ends]
+        log_curve = log10_decay(factor.value, np.arange(1, MAX_T + 1))
+        log_here = log10_decay(factor.value, T.value)
+        value = decay(factor.value, T.value)
         powered = power_of_ten(log_here, value=value)
-        if value == 0.0:
-            message.object = message_html(
-                f"{num(factor.value, 2)}^{T.value} is below the smallest float64 and rounds "
-                "to 0; it is printed here from its logarithm.",
-                kind="info",
-            )
-        else:
-            message.object = ""
         lines.data = {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]}
         depth_here.data = {
             "T": [T.value, T.value],
@@ -125,8 +113,13 @@ def view() -> pn.viewable.Viewable:
                 ("decay", f"your factor ^ T: {num(factor.value, 2)}^{T.value}", powered),
             ]
         )
+        if value == 0.0:
+            return message_html(
+                f"{num(factor.value, 2)}^{T.value} is below the smallest float64 and rounds "
+                "to 0; it is printed here from its logarithm.",
+                kind="info",
+            )
+        return None
 
-    for widget in (T, layers, factor):
-        widget.param.watch(update, "value")
-    update()
+    recompute((T, layers, factor), message, draw)
     return frame([T, layers, factor], [depth_plot, decay_plot], readout, pn.Column(message, legend))

@@ -16,7 +16,7 @@ from bokeh.transform import dodge
 
 from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
 from figures.fmt import integer, num, percent, sci
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot
 
 ID = "divisor"
@@ -163,14 +163,12 @@ def view() -> pn.viewable.Viewable:
         f"A Jacobian counts as live when its largest entry exceeds {sci(LIVE_THRESHOLD, 0)}."
     )
 
-    def update(*_events) -> None:
+    def draw() -> None:
+        table = runs(seed["value"])
         try:
-            table = runs(seed["value"])
             stats = table[(int(d_k.value), bool(divisor.value))]
-        except (ValueError, KeyError) as err:
-            message.object = message_html(f"Cannot run the experiment: {err}")
-            return
-        message.object = ""
+        except KeyError as err:  # a setting outside the sweep is shown like any refusal
+            raise ValueError(str(err)) from None
         raw = [table[(d, False)] for d in D_KS]
         scaled = [table[(d, True)] for d in D_KS]
         chosen = D_KS.index(stats.d_k)
@@ -212,14 +210,15 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
+    redraw = recompute(
+        (d_k, divisor), message, draw, explain=lambda err: f"Cannot run the experiment: {err}"
+    )
+
     def new_seed(_event) -> None:
         seed["value"] += 1
-        update()
+        redraw()
 
-    d_k.param.watch(update, "value")
-    divisor.param.watch(update, "value")
     resample.on_click(new_seed)
-    update()
     return frame(
         [d_k, divisor, resample],
         [spread_plot, peak_plot, row_plot],

@@ -25,7 +25,7 @@ from attention.masking import masked_before_softmax
 from attention.projections import mode_scores
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
 from figures.fmt import integer, num, percent, vec
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot
 
 ID = "dropout"
@@ -103,32 +103,16 @@ def view() -> pn.viewable.Viewable:
         "Row i has i live weights, so it dies with probability p to the power i."
     )
 
-    def update(*_events) -> None:
+    def draw() -> str | None:
         p, scaled, n = float(rate.value), bool(scale.value), int(draws.value)
-        try:
-            single = one_pass(weights, p, seed["value"], scaled)
-            stats = run(weights, p, n, seed["value"], scaled)
-            deaths = death_probability(weights, p)
-            expected = expected_factor(p, scaled)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
+        single = one_pass(weights, p, seed["value"], scaled)
+        stats = run(weights, p, n, seed["value"], scaled)
+        deaths = death_probability(weights, p)
+        expected = expected_factor(p, scaled)
         try:
             factor = f"× {num(survivor_scale(p), 2)}" if scaled else "off (× 1)"
         except ValueError:
             factor = "none: nothing survives"
-        if p == 1.0:
-            message.object = message_html(
-                "At p = 1 every weight is dropped: every row is dead on every pass, and there "
-                "is no survivor for the 1/(1 − p) factor to scale.",
-                "info",
-            )
-        elif p == 0.0:
-            message.object = message_html(
-                "At p = 0 nothing is dropped: every pass is the weight matrix itself.", "info"
-            )
-        else:
-            message.object = ""
         high = max(float(np.max(single)), 1.0)
         pass_map.low, pass_map.high = 0.0, high
         pass_src.data = heatmap_data(
@@ -161,15 +145,25 @@ def view() -> pn.viewable.Viewable:
                 ("run", "seed · passes", f"{seed['value']} · {integer(n)}"),
             ]
         )
+        if p == 1.0:
+            return message_html(
+                "At p = 1 every weight is dropped: every row is dead on every pass, and there "
+                "is no survivor for the 1/(1 − p) factor to scale.",
+                "info",
+            )
+        if p == 0.0:
+            return message_html(
+                "At p = 0 nothing is dropped: every pass is the weight matrix itself.", "info"
+            )
+        return None
+
+    redraw = recompute((rate, scale, draws), message, draw)
 
     def new_seed(_event) -> None:
         seed["value"] += 1
-        update()
+        redraw()
 
-    for widget in (rate, scale, draws):
-        widget.param.watch(update, "value")
     resample.on_click(new_seed)
-    update()
     return frame(
         [rate, scale, draws, resample],
         [pass_plot, dead_plot, sum_plot],

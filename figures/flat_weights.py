@@ -24,7 +24,7 @@ from attention.analysis import (
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, percent, vec
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot
 
 ID = "flat-weights"
@@ -127,21 +127,16 @@ def view() -> pn.viewable.Viewable:
         "grey line is how far a context vector moves when the weights go flat."
     )
 
-    def update(*_events) -> None:
+    def draw() -> None:
         weights = softmax_weights if mode.value == "softmax" else flat_weights(T)
-        try:
-            Z = context(weights, X)
-            shift = context_shift(weights, X)
-            h = entropy_bits(weights)
-            spread_x, spread_z = mean_pairwise_distance(X), mean_pairwise_distance(Z)
-            ratio = spread_ratio(Z, X)
-            nearest = nearest_input(Z, X)
-            span = dynamic_range(weights)
-            Q = plane_coordinates(Z, X)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        Z = context(weights, X)
+        shift = context_shift(weights, X)
+        h = entropy_bits(weights)
+        spread_x, spread_z = mean_pairwise_distance(X), mean_pairwise_distance(Z)
+        ratio = spread_ratio(Z, X)
+        nearest = nearest_input(Z, X)
+        span = dynamic_range(weights)
+        Q = plane_coordinates(Z, X)
         outputs.data = {
             "x": Q[:, 0],
             "y": Q[:, 1],
@@ -169,8 +164,7 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    mode.param.watch(update, "value")
-    update()
+    recompute([mode], message, draw)
     return frame(
         [mode_control], [plane_plot, close_plot, entropy_plot], readout, pn.Column(message, hint)
     )

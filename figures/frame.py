@@ -1,10 +1,11 @@
 """The frame every figure shares: controls on top, plots in the middle, a readout below.
 
 The caption and the source view are added around the frame by the page template, so a
-figure module only builds its widgets, its plots and one update function.
+figure module only builds its widgets, its plots and one draw function, which ``recompute``
+calls whenever a control changes.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
 import panel as pn
@@ -59,6 +60,36 @@ def message_html(text: str = "", kind: str = "warning") -> str:
 def pane() -> pn.pane.HTML:
     """An HTML pane for readouts and messages, styled by the site's stylesheet."""
     return pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8), stylesheets=[PANE_CSS])
+
+
+def recompute(
+    widgets: Iterable[pn.widgets.Widget],
+    message: pn.pane.HTML,
+    draw: Callable[[], str | None],
+    explain: Callable[[ValueError], str] = str,
+) -> Callable[..., None]:
+    """Call ``draw()`` now and whenever one of ``widgets`` changes value; return that redraw.
+
+    Every figure needs the same wiring, so it is written once: the core raises ``ValueError``
+    for a state it cannot compute, and the figure shows the error as its warning message
+    (worded by ``explain``) instead of raising; a ``draw`` that computes before it writes
+    leaves its last drawing on screen. A state that draws shows the message HTML ``draw``
+    returns (a note such as an info message), or none. The returned redraw is for controls
+    that change no value, such as buttons.
+    """
+
+    def redraw(*_events) -> None:
+        try:
+            note = draw()
+        except ValueError as err:
+            message.object = message_html(explain(err))
+            return
+        message.object = note or ""
+
+    for widget in widgets:
+        widget.param.watch(redraw, "value")
+    redraw()
+    return redraw
 
 
 def frame(

@@ -28,7 +28,7 @@ from attention.heads import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
 from figures.fmt import integer, num
-from figures.frame import INK, MUTED, frame, message_html, pane, readout_html
+from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot
 
 ID = "heads"
@@ -130,19 +130,12 @@ def view() -> pn.viewable.Viewable:
     legend = note("")
     loading = {"preset": False}
 
-    def update(*_events) -> None:
-        if loading["preset"]:
-            return
+    def draw() -> str | None:
         sizes = (d_in.value, d_out.value, heads.value)
         if any(s is None for s in sizes):
-            message.object = message_html("d_in, d_out and num_heads each need a value.")
-            return
+            raise ValueError("d_in, d_out and num_heads each need a value.")
         n_in, n_out, H = (int(s) for s in sizes)
-        try:
-            W = query_weights(n_in, n_out)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
+        W = query_weights(n_in, n_out)
         try:
             columns = head_columns(n_out, H)
         except ValueError as err:
@@ -164,14 +157,12 @@ def view() -> pn.viewable.Viewable:
             f'<p class="fig-note">W_query ({integer(n_in)} × {integer(n_out)}), {shown_rows}; '
             f"nn.Linear's initial weights after seed {SEED_3_4}. Darker = larger |weight|.</p>"
         )
-        if columns is None:
-            message.object = message_html(split_error)
+        if columns is None:  # the stripes are drawn, unsplit: the split is refused
             readout.object = readout_html(
                 [("head-dim", "head_dim = d_out / num_heads", "not a whole number")]
             )
             trace.object = ""
-            return
-        message.object = ""
+            return message_html(split_error)
         hd = head_dim(n_out, H)
         wrapper_shape, split_shape = output_shapes(BOOK_BATCH, T, n_out, H)
         counts = param_counts(n_in, n_out, H)
@@ -209,18 +200,24 @@ def view() -> pn.viewable.Viewable:
                 for k, (step, shape) in enumerate(shape_trace(BOOK_BATCH, T, n_in, n_out, H))
             ]
         )
+        return None
+
+    redraw = recompute((), message, draw)
+
+    def on_size(*_events) -> None:
+        if not loading["preset"]:  # a preset sets all three sizes, then draws once
+            redraw()
 
     def load(preset: str) -> None:
         loading["preset"] = True
         d_in.value, d_out.value, heads.value = PRESETS[preset]
         loading["preset"] = False
-        update()
+        redraw()
 
     for widget in (d_in, d_out, heads):
-        widget.param.watch(update, "value")
+        widget.param.watch(on_size, "value")
     book.on_click(lambda _event: load("book"))
     gpt2.on_click(lambda _event: load("gpt2"))
-    update()
     return frame(
         [d_in, d_out, heads, book, gpt2],
         [stripe_plot],

@@ -21,7 +21,7 @@ from attention.basics import (
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
 from figures.fmt import integer, num, sci
-from figures.frame import ACCENT, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, frame, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note
 
 ID = "loop-matmul"
@@ -85,17 +85,12 @@ def view() -> pn.viewable.Viewable:
         ),
     ]
 
-    def update(*_events) -> None:
-        try:
-            k = step.value
-            grid = loop_scores(X, k)
-            compared = k and matmul.value
-            filled, same = agreeing_cells(grid, full) if compared else (k, 0)
-            gap = filled_difference(grid, full) if compared else None
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+    def draw() -> None:
+        k = step.value
+        grid = loop_scores(X, k)
+        compared = k and matmul.value
+        filled, same = agreeing_cells(grid, full) if compared else (k, 0)
+        gap = filled_difference(grid, full) if compared else None
         loop_src.data = _grid_data(grid, k - 1 if k else None, high)
         blank = np.full_like(full, np.nan)
         mat_src.data = _grid_data(full if matmul.value else blank, None, high)
@@ -119,7 +114,5 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    for widget in (step, matmul):
-        widget.param.watch(update, "value")
-    update()
+    recompute((step, matmul), message, draw)
     return frame([step, matmul], [loop_plot, mat_plot], readout, pn.Column(message, hint))

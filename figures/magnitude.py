@@ -22,7 +22,7 @@ from attention.analysis import (
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import frame, message_html, pane, readout_html
+from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note
 
 ID = "magnitude"
@@ -62,18 +62,13 @@ def view() -> pn.viewable.Viewable:
         "the scaled token's column is outlined in blue."
     )
 
-    def update(*_events) -> None:
+    def draw() -> None:
         j = TOKENS.index(token.value)
-        try:
-            X = scale_token(X0, j, scale.value)
-            omega = scores(X) if similarity.value == DOT else cosine_scores(X, TOKENS)
-            weights = softmax(omega)
-            top = largest_per_row(weights)
-            h = entropy_bits(weights)
-        except ValueError as err:
-            message.object = message_html(f"{err}. Pick a scale above 0, or the dot product.")
-            return
-        message.object = ""
+        X = scale_token(X0, j, scale.value)
+        omega = scores(X) if similarity.value == DOT else cosine_scores(X, TOKENS)
+        weights = softmax(omega)
+        top = largest_per_row(weights)
+        h = entropy_bits(weights)
         bold = np.zeros_like(weights, dtype=bool)
         bold[np.arange(T), top] = True
         source.data = heatmap_data(
@@ -101,7 +96,10 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    for widget in (token, scale, similarity):
-        widget.param.watch(update, "value")
-    update()
+    recompute(
+        (token, scale, similarity),
+        message,
+        draw,
+        explain=lambda err: f"{err}. Pick a scale above 0, or the dot product.",
+    )
     return frame([token, scale, similarity_control], [plot], readout, pn.Column(message, hint))

@@ -27,7 +27,7 @@ from attention.masking import (
 from attention.projections import mode_scores
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
 from figures.fmt import num, sci, vec
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot
 
 ID = "masking"
@@ -131,7 +131,7 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {d_k}.")
 
-    def update(*_events) -> None:
+    def draw() -> str | None:
         k = int(step.value) - 1
         route = routes[fill.value]
         naive_name, naive_grid = naive[k]
@@ -167,11 +167,9 @@ def view() -> pn.viewable.Viewable:
             row = parse_scores(row_text.value)
             with np.errstate(over="ignore"):  # ±1e308 rows: the gap overflows to a 0 weight
                 weights = softmax(row)
-        except ValueError as err:
-            message.object = message_html(f"Your row of scores: {err}")
+        except ValueError as err:  # the grids above are still drawn: only the row is refused
             readout.object = readout_html([*items, ("counterexample", "softmax of your row", "—")])
-            return
-        message.object = ""
+            return message_html(f"Your row of scores: {err}")
         labels = [f"s{j + 1}" for j in range(len(row))]
         counter_plot.x_range.factors = labels
         bars.data = {
@@ -183,10 +181,9 @@ def view() -> pn.viewable.Viewable:
         readout.object = readout_html(
             [*items, ("counterexample", "softmax of your row", vec(weights))]
         )
+        return None
 
-    for widget in (step, fill, row_text):
-        widget.param.watch(update, "value")
-    update()
+    recompute((step, fill, row_text), message, draw)
     return frame(
         [step, fill, row_text],
         [naive_plot, fast_plot, diff_plot, counter_plot],

@@ -12,7 +12,7 @@ from bokeh.models import ColumnDataSource, Span
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures.fmt import num, vec
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import FLAG, bar_chart, choice, note
 
 ID = "normalisations"
@@ -87,19 +87,14 @@ def view() -> pn.viewable.Viewable:
         # Each preset comes with the query whose row shows what it is for.
         query.value = TOKENS[preset_query(PRESET_LABELS[event.new])]
 
-    def update(*_events) -> None:
+    def draw() -> str:
         X = preset_inputs(PRESET_LABELS[preset.value])
         i = TOKENS.index(query.value)
-        try:
-            s = query_scores(X, i)
-            denominator = row_sums(s)
-            by_sum = sum_normalise(s)
-            soft = softmax(s)
-            bad = improper_weights(by_sum)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = message_html(_flag_text(by_sum, bad, denominator) if bad.any() else "")
+        s = query_scores(X, i)
+        denominator = row_sums(s)
+        by_sum = sum_normalise(s)
+        soft = softmax(s)
+        bad = improper_weights(by_sum)
         source.data = _columns(s, by_sum, soft, bad, i)
         readout.object = readout_html(
             [
@@ -111,11 +106,10 @@ def view() -> pn.viewable.Viewable:
                 ("softmax_total", "softmax(ω) adds up to", num(row_sums(soft), 3)),
             ]
         )
+        return message_html(_flag_text(by_sum, bad, denominator) if bad.any() else "")
 
     preset.param.watch(on_preset, "value")
-    for widget in (preset, query):
-        widget.param.watch(update, "value")
-    update()
+    recompute((preset, query), message, draw)
     return frame(
         [preset_control, query], [by_sum_plot, softmax_plot], readout, pn.Column(message, hint)
     )

@@ -1,7 +1,7 @@
 """Plot builders several figures share: bar charts, a labelled heatmap, notes, stacking.
 
 Each builder makes a Bokeh figure once and returns it with the ColumnDataSource the figure's
-update function refills. Nothing here computes attention; that all comes from ``attention/``.
+draw function refills. Nothing here computes attention; that all comes from ``attention/``.
 """
 
 from collections.abc import Sequence

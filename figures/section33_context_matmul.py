@@ -12,7 +12,7 @@ import panel as pn
 from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import frame, message_html, pane, readout_html
+from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub, token_vector
 
 ID = "context-matmul"
@@ -99,17 +99,11 @@ def view() -> pn.viewable.Viewable:
     picture = explain_pane()
     readout, message = pane(), pane()
 
-    def update(*_events) -> None:
+    def draw() -> None:
         i = TOKENS.index(row.value)
-        try:
-            _, _, Z = attend(X)
-            picture.object = product_html(X, pointed=i)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        _, _, Z = attend(X)
+        picture.object = product_html(X, pointed=i)
         readout.object = readout_html([("context", f"z for {row.value}", vec(Z[i]))])
 
-    row.param.watch(update, "value")
-    update()
+    recompute([row], message, draw)
     return frame([row], [picture], readout, message)

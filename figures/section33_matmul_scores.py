@@ -10,7 +10,7 @@ import panel as pn
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import frame, message_html, pane, readout_html
+from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
     element,
@@ -95,17 +95,11 @@ def view() -> pn.viewable.Viewable:
     picture = explain_pane()
     readout, message = pane(), pane()
 
-    def update(*_events) -> None:
+    def draw() -> None:
         q = TOKENS.index(query.value)
-        try:
-            s = query_scores(X, q)
-            picture.object = matmul_html(X, q, pointed=0)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        s = query_scores(X, q)
+        picture.object = matmul_html(X, q, pointed=0)
         readout.object = readout_html([("scores", f"ω for {query.value}", vec(s))])
 
-    query.param.watch(update, "value")
-    update()
+    recompute([query], message, draw)
     return frame([query], [picture], readout, message)

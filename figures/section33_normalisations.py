@@ -11,7 +11,7 @@ import panel as pn
 from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import frame, message_html, pane, readout_html
+from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub
 
 ID = "normalisations-compare"
@@ -82,16 +82,11 @@ def view() -> pn.viewable.Viewable:
     picture = explain_pane()
     readout, message = pane(), pane()
 
-    def update(*_events) -> None:
+    def draw() -> None:
         q = TOKENS.index(query.value)
-        try:
-            s = query_scores(X, q)
-            by_sum, soft = sum_normalise(s), softmax(s)
-            picture.object = charts_html(s, q, pointed=q)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        s = query_scores(X, q)
+        by_sum, soft = sum_normalise(s), softmax(s)
+        picture.object = charts_html(s, q, pointed=q)
         readout.object = readout_html(
             [
                 ("sum", f"sum of the scores of {query.value}", num(row_sums(s))),
@@ -100,6 +95,5 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    query.param.watch(update, "value")
-    update()
+    recompute([query], message, draw)
     return frame([query], [picture], readout, message)

@@ -12,7 +12,7 @@ import panel as pn
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
-from figures.frame import frame, message_html, pane, readout_html
+from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
     element,
@@ -137,15 +137,10 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     journey = TOKENS.index("journey")
 
-    def update(*_events) -> None:
-        try:
-            omega, alpha, _ = attend(X)
-            M = omega if show.value == MODES[0] else alpha
-            picture.object = matrix_html(X, show.value, pointed=(journey, journey + 1))
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+    def draw() -> None:
+        omega, alpha, _ = attend(X)
+        M = omega if show.value == MODES[0] else alpha
+        picture.object = matrix_html(X, show.value, pointed=(journey, journey + 1))
         readout.object = readout_html(
             [
                 ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
@@ -153,6 +148,5 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    show.param.watch(update, "value")
-    update()
+    recompute([show], message, draw)
     return frame([show], [picture], readout, message)

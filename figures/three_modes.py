@@ -18,7 +18,7 @@ from attention.projections import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
 from figures.fmt import num, vec
-from figures.frame import ACCENT, frame, message_html, pane, readout_html
+from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note
 
 ID = "three-modes"
@@ -71,14 +71,10 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy.")
 
-    def update(*_events) -> None:
+    def draw() -> str | None:
         a, b = TOKENS.index(first.value), TOKENS.index(second.value)
-        try:
-            scores = mode_scores(X, mode.value, W_query, W_key)
-            weights = mode_weights(X, mode.value, W_query, W_key)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
+        scores = mode_scores(X, mode.value, W_query, W_key)
+        weights = mode_weights(X, mode.value, W_query, W_key)
         score_error, weight_error = symmetry_error(scores), symmetry_error(weights)
         i, j = most_asymmetric_pair(weights)
         edge, width = _highlight(a, b, T)
@@ -94,11 +90,6 @@ def view() -> pn.viewable.Viewable:
             low=weight_map.low,
             high=weight_map.high,
         )
-        message.object = (
-            message_html("Pick two different tokens to compare the two directions.", "info")
-            if a == b
-            else ""
-        )
         readout.object = readout_html(
             [
                 ("score-error", "score error max |Ω − Ωᵀ|", error_text(score_error)),
@@ -113,10 +104,11 @@ def view() -> pn.viewable.Viewable:
                 ),
             ]
         )
+        if a == b:
+            return message_html("Pick two different tokens to compare the two directions.", "info")
+        return None
 
-    for widget in (mode, first, second):
-        widget.param.watch(update, "value")
-    update()
+    recompute((mode, first, second), message, draw)
     return frame(
         [mode, first, second],
         [score_plot, weight_plot],

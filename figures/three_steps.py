@@ -17,9 +17,9 @@ from figures.frame import (
     INK,
     VISUALLY_HIDDEN_LABEL,
     frame,
-    message_html,
     pane,
     readout_html,
+    recompute,
 )
 from figures.plots import TOKEN_COLORS, bar_chart, note, plot, stack_bounds
 
@@ -152,22 +152,16 @@ def view() -> pn.viewable.Viewable:
         "<b>Tap a bar</b> to pick out that token everywhere (tap empty space to clear)."
     )
 
-    def update(*_events) -> None:
+    def draw() -> None:
         values = [[cell.value for cell in row] for row in cells]
         if any(v is None for row in values for v in row):
-            message.object = message_html("Every embedding number needs a value.")
-            return
+            raise ValueError("Every embedding number needs a value.")
         X = np.array(values, dtype=np.float64)
         i = TOKENS.index(query.value)
-        try:
-            s = query_scores(X, i)
-            w = softmax(s)
-            z = context(w, X)
-            parts = contributions(w, X)
-        except ValueError as err:
-            message.object = message_html(str(err))
-            return
-        message.object = ""
+        s = query_scores(X, i)
+        w = softmax(s)
+        z = context(w, X)
+        parts = contributions(w, X)
         tokens.data = _token_rows(s, w, parts, i)
         totals.data = {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]}
         readout.object = readout_html(
@@ -178,9 +172,7 @@ def view() -> pn.viewable.Viewable:
             ]
         )
 
-    for widget in [query, *[c for row in cells for c in row]]:
-        widget.param.watch(update, "value")
-    update()
+    recompute([query, *[c for row in cells for c in row]], message, draw)
     return frame(
         [query, grid], [score_plot, weight_plot, context_plot], readout, pn.Column(message, hint)
     )
