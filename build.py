@@ -21,7 +21,7 @@ import pages
 import runtime
 from figures import module
 from figures.page import document, serialize, slot_id, to_json
-from sitebuild import glossary, mathtex, snippets
+from sitebuild import glossary, mathtex, snapshot, snippets
 from sitebuild.wheel import build_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -66,8 +66,8 @@ def page_url(base: str, page) -> str:
     return f"{base}{page.SLUG}/" if page.SLUG else base
 
 
-def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -> str:
-    """Render one page: its prose, its code snippets, and its figures' pre-render."""
+def render_page(env: jinja2.Environment, page, base: str) -> tuple[str, list[str]]:
+    """Render one page's prose and code snippets; return it with the ids of its figures."""
     figure_ids: list[str] = []
 
     def figure(figure_id: str) -> Markup:
@@ -95,11 +95,17 @@ def render_page(env: jinja2.Environment, page, base: str, packages: list[str]) -
         code=snippets.runner(),
         term=glossary.renderer(base),
     )
-    if not figure_ids:
-        return html
-    dist_url = f"{base}vendor/panel/dist/"
-    config = {"base": base, "figures": figure_ids, "packages": packages, "distUrl": dist_url}
-    prerender = serialize(document(figure_ids, dist_url))
+    return html, figure_ids
+
+
+def dist_url(base: str) -> str:
+    """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
+    return f"{base}vendor/panel/dist/"
+
+
+def add_live_figures(env: jinja2.Environment, html: str, base: str, config: dict) -> str:
+    """The pre-render of the page's figures and the scripts that make them live."""
+    prerender = serialize(document(config["figures"], config["distUrl"]))
     scripts = env.get_template("_live.html").render(
         base=base, config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
     )
@@ -115,8 +121,8 @@ def environment(templates: Path) -> jinja2.Environment:
     )
 
 
-def build(out: Path, base: str = "/", cache: Path | None = None) -> None:
-    """Render every page into ``out`` from scratch."""
+def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool = True) -> None:
+    """Render every page into ``out`` from scratch (with memory snapshots unless told not to)."""
     if not (base.startswith("/") and base.endswith("/")):
         raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
     cache = cache or runtime.default_cache_dir()
@@ -126,10 +132,28 @@ def build(out: Path, base: str = "/", cache: Path | None = None) -> None:
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
     env = environment(ROOT / "templates")
-    html = {}
+    html, figures = {}, {}
     for page in pages.all_pages():
         log("page", page.SLUG or "(index)")
-        html[page] = render_page(env, page, base, packages)
+        html[page], ids = render_page(env, page, base)
+        if ids:
+            figures[page] = ids
+    metas = {}
+    if snapshots:
+        by_slug = {page.SLUG: ids for page, ids in figures.items()}
+        metas = snapshot.make(
+            out / "runtime",
+            by_slug,
+            dist_url(base),
+            runtime.PYODIDE_VERSION,
+            cache / "snapshots",
+            log,
+        )
+    for page, ids in figures.items():
+        config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base)}
+        if page.SLUG in metas:
+            config["snapshot"] = snapshot.page_config(base, page.SLUG, metas[page.SLUG])
+        html[page] = add_live_figures(env, html[page], base, config)
     for page, text in mathtex.typeset(html, katex).items():
         target = out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -151,9 +175,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "site")
     parser.add_argument("--base-url", default="/", help="path the site is served under")
     parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument(
+        "--no-snapshots", action="store_true", help="pages start Python the ordinary way"
+    )
     args = parser.parse_args(argv)
     try:
-        build(args.out, args.base_url)
+        build(args.out, args.base_url, snapshots=not args.no_snapshots)
     except (RuntimeError, jinja2.TemplateError, ValueError) as err:
         raise SystemExit(f"build failed: {err}") from err
     if args.command == "serve":

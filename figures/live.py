@@ -1,6 +1,7 @@
 """The worker side of a live page (runs in Pyodide only).
 
-The page's Web Worker calls ``start`` once, ``link`` when the main thread has rendered the
+The page's Web Worker calls ``start`` once (or, restoring a build-time memory snapshot taken
+right after ``start``, calls ``render``), ``link`` when the main thread has rendered the
 document, then ``apply`` for every batch of control changes. Everything the figures change
 in answer to one batch goes back to the main thread as ONE patch, so the page re-lays out
 each figure once per control change rather than once per property.
@@ -22,19 +23,29 @@ from pyodide.ffi import to_js
 
 from figures.page import document, serialize
 
+_built = ""  # the JSON start() returned: a restored snapshot returns it again
 _pending: list = []  # document events made by Python since the last flush
 _send = None  # the worker's function that posts a patch to the main thread
 
 
 def start(figure_ids: list[str], dist_url: str) -> str:
     """Build the page's figures into Panel's worker document; return it as JSON."""
+    global _built
     init_doc()
     doc = document(list(figure_ids), dist_url, state.curdoc)
-    data = json.dumps(serialize(doc))
+    data = _built = json.dumps(serialize(doc))
     # Panel's mock server session is only needed while building; without it, a control
     # change runs the figure's callback at once instead of waiting for a server tick.
     doc._session_context = None
     return data
+
+
+def render() -> str:
+    """What ``start`` returned, for a worker that restored a snapshot taken right after it.
+
+    Nothing has changed the document since, so the JSON made then still describes it.
+    """
+    return _built
 
 
 def _collect(event) -> None:

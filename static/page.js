@@ -210,7 +210,13 @@
       setBanner(`Loading the live figures, step ${msg.step} of ${msg.of}: ${msg.text}…`);
     } else if (msg.type === "render") {
       performance.mark("figures-built");
+      html.dataset.start = msg.start;
       await goLive(msg.data);
+    } else if (msg.type === "fallback") {
+      // The build-time snapshot could not be used in this browser: start Python the long way.
+      console.warn(`figures: starting without the snapshot (${msg.text})`);
+      stop();
+      start({ snapshot: false });
     } else if (msg.type === "patch") {
       patching += 1;
       try {
@@ -233,23 +239,37 @@
     }
   }
 
-  function start() {
-    worker = new Worker(`${config.base}static/worker.js`);
-    worker.onmessage = (event) => onMessage(event).catch((err) => fail(String(err)));
-    worker.onerror = (event) => {
+  function listen(w) {
+    w.onmessage = (event) => onMessage(event).catch((err) => fail(String(err)));
+    w.onerror = (event) => {
       event.preventDefault();
       fail(`the Python worker could not run (${event.message || "script failed to load"})`);
     };
-    worker.postMessage({ type: "start", ...config });
+  }
+
+  function start({ snapshot = true } = {}) {
+    worker = new Worker(`${config.base}static/worker.js`);
+    listen(worker);
+    worker.postMessage({ type: "start", ...config, snapshot: snapshot && config.snapshot });
+  }
+
+  // Take over the worker boot.js started, handling what it has said so far in order.
+  function adopt(boot) {
+    worker = boot.worker;
+    listen(worker);
+    for (const event of boot.early) {
+      if (event.type === "error") worker.onerror(event);
+      else worker.onmessage(event);
+    }
   }
 
   async function main() {
-    // Start Python first: the worker loads on the other core while this thread draws the
+    // Python is already starting (boot.js) on the other core while this thread draws the
     // pre-render, which is then on screen long before the live document can replace it.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
-    if (canRun) start();
     const prerender = prerenderData();
     prerendered = embed(prerender);
+    if (canRun) (window.figuresBoot ? adopt(window.figuresBoot) : start());
     views = await prerendered;
     performance.mark("prerender-visible");
     recordEarlyChanges(views, prerender.roots);

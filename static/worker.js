@@ -1,12 +1,19 @@
 // One Web Worker per page: Pyodide, the page's figures and their callbacks all live here, so
 // the page stays responsive while Python starts and while a figure recomputes.
-importScripts("../runtime/pyodide.js");
+//
+// Two ways to start. The fast one restores the page's memory snapshot (made at build time by
+// sitebuild/snapshot.js right after the figures were built): Python, Panel and the figures
+// come back in one copy. The ordinary one starts Python, loads the wheels and builds the
+// figures. If anything about the snapshot does not fit, the page is told ("fallback") and
+// starts a new worker the ordinary way.
+importScripts("../runtime/pyodide.asm.js", "../runtime/pyodide.js");
 
 let live = null; // the figures.live module, once the figures are built
 
 const post = (msg) => self.postMessage(msg);
 const status = (step, text) => post({ type: "status", step, of: 3, text });
 const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
+const indexURL = new URL("../runtime/", self.location).href;
 
 // Pyodide only warns when its WebAssembly binary cannot be fetched, and then never settles:
 // turn that warning into an error so the page can say why it is not live.
@@ -22,12 +29,9 @@ function wasmFailure() {
   });
 }
 
-async function start(config) {
+async function startOrdinary(config) {
   status(1, "starting Python (Pyodide)");
-  const pyodide = await Promise.race([
-    loadPyodide({ indexURL: new URL("../runtime/", self.location).href }),
-    wasmFailure(),
-  ]);
+  const pyodide = await Promise.race([loadPyodide({ indexURL }), wasmFailure()]);
   status(2, "loading numpy, Bokeh, Panel and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {
@@ -42,8 +46,124 @@ async function start(config) {
   }
   status(3, "building the figures");
   live = pyodide.pyimport("figures.live");
-  const data = live.start(pyodide.toPy(config.figures), config.distUrl);
-  post({ type: "render", data: JSON.parse(data) });
+  return live.start(pyodide.toPy(config.figures), config.distUrl);
+}
+
+// ---------------------------------------------------------------- the snapshot
+
+async function gunzip(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout).
+function writeFiles(FS, bundle) {
+  const n = new DataView(bundle.buffer, bundle.byteOffset).getUint32(0, true);
+  const index = JSON.parse(new TextDecoder().decode(bundle.subarray(4, 4 + n)));
+  const start = 4 + n;
+  const sitePackages = "/lib/python3.12/site-packages/";
+  for (const [rel, offset, size] of index) {
+    const path = sitePackages + rel;
+    FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    FS.writeFile(path, bundle.subarray(start + offset, start + offset + size));
+  }
+}
+
+// Load numpy's shared libraries where they were when the snapshot was made. Emscripten reuses
+// the memory and table bases found in a library's handle record (offsets 8, 12, 20), so each
+// one is loaded through a scratch record holding the saved bases. Runs before the heap is
+// restored, which then overwrites the scratch record and whatever the libraries initialised.
+async function relink(M, snap) {
+  if (M.wasmTable.length > snap.libs[0].tableBase) {
+    throw new Error("this browser's function table does not leave the libraries' slots free");
+  }
+  const handle = M.HEAPU8.length - 64;
+  for (const lib of snap.libs) {
+    M.HEAPU8.fill(0, handle, handle + 64);
+    M.HEAPU8[handle + 8] = 1;
+    M.HEAPU32[(handle + 12) >> 2] = lib.memoryBase;
+    M.HEAPU32[(handle + 20) >> 2] = lib.tableBase;
+    const flags = { loadAsync: true, nodelete: true, allowUndefined: true, global: false, fs: M.FS };
+    await M.loadDynamicLibrary(lib.name, flags, {}, handle);
+    delete M.LDSO.loadedLibsByHandle[handle];
+    const name = lib.name.slice(lib.name.lastIndexOf("/") + 1);
+    M.LDSO.loadedLibsByName[name] ||= M.LDSO.loadedLibsByName[lib.name];
+  }
+  if (M.wasmTable.length !== snap.tableAfterLibs) {
+    throw new Error(`the libraries took ${M.wasmTable.length} table slots, not ${snap.tableAfterLibs}`);
+  }
+}
+
+// Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
+// before Pyodide restores the heap into it.
+function beforeRestore(hook) {
+  const create = self._createPyodideModule;
+  self._createPyodideModule = (settings) => {
+    self._createPyodideModule = create;
+    if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
+    settings.preRun.push(async (M) => {
+      M.addRunDependency("relink");
+      try {
+        await hook(M);
+      } catch (err) {
+        hookError = err;
+      } finally {
+        M.removeRunDependency("relink");
+      }
+    });
+    return create(settings);
+  };
+}
+let hookError = null;
+
+// Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.
+function panelDictConverter(entries) {
+  for (const entry of entries) if (entry[1] === undefined) entry[1] = null;
+  return Object.fromEntries(entries);
+}
+
+function deserializeJs({ kind }) {
+  if (kind === "panel-dict-converter") return panelDictConverter;
+  throw new Error(`the snapshot refers to an unknown JavaScript object (${kind})`);
+}
+
+async function startFromSnapshot(config) {
+  const snap = config.snapshot;
+  status(1, "downloading Python and the saved state of this page's figures");
+  const files = gunzip(snap.files);
+  const heap = gunzip(snap.state);
+  heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
+  beforeRestore(async (M) => {
+    writeFiles(M.FS, await files);
+    await relink(M, snap);
+  });
+  // Pyodide starts downloading its WebAssembly at once and waits for the heap to create it.
+  const pyodide = await Promise.race([
+    loadPyodide({ indexURL, _loadSnapshot: heap, _snapshotDeserializer: deserializeJs }),
+    wasmFailure(),
+  ]);
+  if (hookError) throw hookError;
+  status(3, "drawing the figures");
+  live = pyodide.pyimport("figures.live");
+  return live.render();
+}
+
+async function start(config) {
+  let data = null;
+  if (config.snapshot) {
+    try {
+      data = await startFromSnapshot(config);
+    } catch (err) {
+      // The page starts a fresh worker the ordinary way: this one's Pyodide is unusable.
+      post({ type: "fallback", text: String(err.message || err) });
+      return;
+    }
+  } else {
+    data = await startOrdinary(config);
+  }
+  post({ type: "render", data: JSON.parse(data), start: config.snapshot ? "snapshot" : "ordinary" });
 }
 
 self.onmessage = ({ data: msg }) => {

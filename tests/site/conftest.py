@@ -56,7 +56,7 @@ def browser():
 class Visit:
     """A page opened in a fresh browser context, with every request and console error kept."""
 
-    def __init__(self, browser, url: str, block: str | None = None):
+    def __init__(self, browser, url: str, block: str | list[str] | None = None):
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.page = self.context.new_page()
         self.requests: list[str] = []
@@ -64,8 +64,8 @@ class Visit:
         self.context.on("request", lambda r: self.requests.append(r.url))
         self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        if block:
-            self.context.route(block, lambda route: route.abort())
+        for pattern in [block] if isinstance(block, str) else block or []:
+            self.context.route(pattern, lambda route: route.abort())
         self.page.goto(url)
 
     def wait_for(self, state: str) -> None:
@@ -88,7 +88,7 @@ def visit(browser, server_url):
     """Open a page by its path under the site (``visit("attention-without-weights/")``)."""
     opened: list[Visit] = []
 
-    def open_page(path: str = "", block: str | None = None) -> Visit:
+    def open_page(path: str = "", block: str | list[str] | None = None) -> Visit:
         opened.append(Visit(browser, server_url + path, block))
         return opened[-1]
 

@@ -1,5 +1,6 @@
 """The build: every page renders, every local link resolves, nothing is loaded from elsewhere."""
 
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -90,3 +91,22 @@ def test_a_missing_variable_fails_the_build(tmp_path):
 def test_a_bad_base_url_is_refused(tmp_path):
     with pytest.raises(SystemExit, match="base-url"):
         build.build(tmp_path / "out", base="no-slashes")
+
+
+def page_config(path: Path) -> dict | None:
+    found = re.search(r'<script type="application/json" id="page-config">(.*?)</script>', path.read_text())
+    return json.loads(found.group(1)) if found else None
+
+
+def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
+    configs = {p: page_config(p) for p in html_pages(site)}
+    with_figures = {p: c for p, c in configs.items() if c}
+    assert len(with_figures) == len(pages.posts())
+    for config in with_figures.values():
+        snapshot = config["snapshot"]
+        assert _local_file(site, snapshot["state"]).stat().st_size > 1_000_000
+        assert _local_file(site, snapshot["files"]).is_file()
+        # numpy's libraries, in load order, each past the room left for the browser's own.
+        tables = [lib["tableBase"] for lib in snapshot["libs"]]
+        assert len(tables) > 10 and tables == sorted(tables)
+        assert snapshot["tableAfterLibs"] > tables[-1]

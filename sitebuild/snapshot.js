@@ -1,0 +1,125 @@
+// Make one page's Pyodide memory snapshot at build time, in Node:
+//
+//   node snapshot.js '{"runtime": DIR, "sitePackages": DIR, "figures": [...], "distUrl": URL,
+//                      "pyodide": "0.27.7", "out": FILE.bin.gz, "meta": FILE.json}'
+//
+// It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
+// libraries, builds the page's figures exactly as the browser worker would (figures.live.start)
+// and saves the whole WebAssembly heap. The browser restores that heap instead of starting
+// Python, importing Panel and building the figures itself.
+//
+// A heap is only meaningful with the shared libraries back at the addresses they had, so the
+// metadata records, for each library in load order, where its memory and function-table
+// slots were; the worker re-links them there before restoring. Pyodide's snapshot API is
+// private and tied to one build: the version is checked here and the build id by Pyodide.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const zlib = require("zlib");
+
+const args = JSON.parse(process.argv[2]);
+// A browser adds a function or two to the table at start-up that Node does not: leave room,
+// so that the libraries' slots are free in both.
+const TABLE_ROOM = 64;
+const SITE_PACKAGES = "/lib/python3.12/site-packages";
+
+// Panel's worker code keeps one JavaScript function it made (undefined -> null, then
+// Object.fromEntries); the snapshot stores it by name and the worker makes it again.
+function serializeJs(value) {
+  if (typeof value === "function" && String(value).includes("Object.fromEntries(entries)")) {
+    return { kind: "panel-dict-converter" };
+  }
+  throw new Error(`cannot save a JavaScript object in the snapshot: ${String(value).slice(0, 80)}`);
+}
+
+function writeTree(FS, from, to, found) {
+  for (const entry of fs.readdirSync(from, { withFileTypes: true }).sort(byName)) {
+    const src = path.join(from, entry.name);
+    const dst = `${to}/${entry.name}`;
+    if (entry.isDirectory()) {
+      FS.mkdirTree(dst);
+      writeTree(FS, src, dst, found);
+    } else {
+      FS.writeFile(dst, fs.readFileSync(src));
+      if (entry.name.endsWith(".so")) found.push(dst);
+    }
+  }
+}
+
+const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+// Load each library with a handle whose record Emscripten fills in with its memory base and
+// table base: that record is what the worker replays.
+async function loadLibraries(M, names) {
+  const libs = [];
+  for (const name of names) {
+    const handle = M.___libc_calloc(1, 64);
+    const flags = { loadAsync: true, nodelete: true, allowUndefined: true, global: false, fs: M.FS };
+    await M.loadDynamicLibrary(name, flags, {}, handle);
+    libs.push({
+      name,
+      memoryBase: M.HEAPU32[(handle + 12) >> 2],
+      tableBase: M.HEAPU32[(handle + 20) >> 2],
+    });
+    M.LDSO.loadedLibsByName[path.basename(name)] ||= M.LDSO.loadedLibsByName[name];
+  }
+  return libs;
+}
+
+async function main() {
+  // Panel's worker module imports XMLHttpRequest from the JavaScript globals (a worker has it).
+  globalThis.XMLHttpRequest ??= class XMLHttpRequest {};
+  const { loadPyodide } = require(path.join(args.runtime, "pyodide.js"));
+  const pyodide = await loadPyodide({ indexURL: `${args.runtime}/`, _makeSnapshot: true });
+  if (pyodide.version !== args.pyodide) {
+    throw new Error(`snapshots need Pyodide ${args.pyodide}, the runtime is ${pyodide.version}`);
+  }
+  const M = pyodide._module;
+  for (const name of ["loadDynamicLibrary", "wasmTable", "LDSO", "___libc_calloc", "HEAPU32"]) {
+    if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
+  }
+  const libraries = [];
+  writeTree(pyodide.FS, args.sitePackages, SITE_PACKAGES, libraries);
+  M.wasmTable.grow(TABLE_ROOM);
+  const libs = await loadLibraries(M, libraries);
+  const tableAfterLibs = M.wasmTable.length;
+
+  pyodide.globals.set("figure_ids", pyodide.toPy(args.figures));
+  pyodide.globals.set("dist_url", args.distUrl);
+  const imported = pyodide.runPython(`
+import importlib, json, sys
+importlib.invalidate_caches()
+from figures import live
+live.start(figure_ids, dist_url)
+site = "${SITE_PACKAGES}/"
+files = set()
+for mod in list(sys.modules.values()):
+    for name in (getattr(mod, "__file__", None), getattr(mod, "__cached__", None)):
+        if isinstance(name, str) and name.startswith(site) and not name.endswith(".so"):
+            files.add(name[len(site):])
+del figure_ids, dist_url
+import gc; gc.collect()
+json.dumps(sorted(files))
+`);
+  // Pyodide's list of loaded packages must be empty in a snapshot; nothing was loaded through it.
+  for (const key of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[key];
+  const heap = pyodide.makeMemorySnapshot({ serializer: serializeJs });
+  fs.writeFileSync(args.out, zlib.gzipSync(heap, { level: 6 }));
+  const meta = {
+    pyodide: pyodide.version,
+    heapBytes: heap.length,
+    tableRoom: TABLE_ROOM,
+    tableAfterLibs,
+    libs,
+    imported: JSON.parse(imported),
+  };
+  fs.writeFileSync(args.meta, JSON.stringify(meta));
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(`snapshot failed: ${err && err.message ? err.message : err}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,165 @@
+"""Pyodide memory snapshots: every page's figures built once, at build time, for the browser.
+
+Starting Python, importing Panel and building six figures costs a reader's browser about six
+seconds. A snapshot is the WebAssembly heap saved right after ``figures.live.start`` ran in
+Node with the same Pyodide, wheels and figures; the page's worker restores it instead (see
+static/worker.js), and falls back to the ordinary start if anything about it does not fit.
+
+What a heap does not hold ships beside it: the files Python may still open (modules not yet
+imported, data files such as Panel's CSS, numpy's shared libraries to re-link) go into one
+gzipped bundle shared by every page. Snapshots are cached by everything that goes into them.
+"""
+
+import gzip
+import hashlib
+import json
+import re
+import shutil
+import struct
+import subprocess
+import zipfile
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+SCRIPT = Path(__file__).with_name("snapshot.js")
+FOLDER = "snapshots"  # under site/runtime/
+FILES = "site-packages.bin.gz"  # under site/runtime/
+# Snapshot making is CPU bound and runs one Node per page: two at a time on two cores.
+PARALLEL = 2
+
+Log = Callable[..., None]
+
+
+def unpack_wheels(runtime_dir: Path, dest: Path) -> None:
+    """Unpack every wheel in the runtime's lock into ``dest`` (a site-packages tree)."""
+    lock = json.loads((runtime_dir / "pyodide-lock.json").read_text())
+    for entry in lock["packages"].values():
+        with zipfile.ZipFile(runtime_dir / entry["file_name"]) as wheel:
+            wheel.extractall(dest)
+
+
+def inputs_key(runtime_dir: Path, figure_ids: list[str], dist_url: str) -> str:
+    """What a snapshot depends on: the core files, every wheel (via the lock), the page."""
+    digest = hashlib.sha256()
+    for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"):
+        digest.update(hashlib.sha256((runtime_dir / name).read_bytes()).digest())
+    digest.update(SCRIPT.read_bytes())
+    digest.update(json.dumps([figure_ids, dist_url]).encode())
+    return digest.hexdigest()[:32]
+
+
+def run_maker(args: dict) -> None:
+    """One ``node snapshot.js`` run; its own error message on failure."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is needed to make the snapshots (Debian package: nodejs)")
+    done = subprocess.run(
+        [node, str(SCRIPT), json.dumps(args)], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise RuntimeError("making a snapshot failed: " + " / ".join(tail))
+
+
+# Files no running figure opens: type stubs, C headers, test suites.
+UNUSED = re.compile(r"(\.pyi|\.h|/py\.typed)$|(^|/)tests?/|^numpy/_core/include/")
+
+
+def bundle_files(tree: Path, imported: set[str]) -> dict[str, bytes]:
+    """The files a restored page may still open, by path under site-packages.
+
+    Modules the heap already holds (``imported``) and UNUSED files are left out. A module
+    with bytecode ships as that bytecode alone, moved from ``__pycache__/NAME.cpython-312.pyc``
+    to ``NAME.pyc`` beside where its source was, which Python imports without a source.
+    """
+    files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
+    kept: dict[str, bytes] = {}
+    for rel, path in files.items():
+        if rel in imported or UNUSED.search(rel):
+            continue
+        if rel.endswith(".py"):
+            folder, _, name = rel.rpartition("/")
+            cached = f"{folder}/__pycache__/{name[:-3]}.cpython-312.pyc".lstrip("/")
+            if cached in files:
+                if cached not in imported:
+                    kept[rel[:-3] + ".pyc"] = files[cached].read_bytes()
+                continue
+        elif "/__pycache__/" in f"/{rel}":
+            continue  # shipped in place of its source, above
+        kept[rel] = path.read_bytes()
+    return kept
+
+
+def pack(files: dict[str, bytes]) -> bytes:
+    """Files as one gzipped bundle the worker unpacks into Pyodide's file system.
+
+    Layout (before gzip): a little-endian u32 n, n bytes of JSON ``[[path, offset, size],
+    ...]``, then the files' bytes in that order.
+    """
+    index, offset = [], 0
+    for rel, data in files.items():
+        index.append([rel, offset, len(data)])
+        offset += len(data)
+    head = json.dumps(index, separators=(",", ":")).encode()
+    body = struct.pack("<I", len(head)) + head + b"".join(files.values())
+    return gzip.compress(body, 6, mtime=0)
+
+
+def make(
+    runtime_dir: Path,
+    pages: dict[str, list[str]],
+    dist_url: str,
+    pyodide_version: str,
+    cache: Path,
+    log: Log = print,
+) -> dict[str, dict]:
+    """Snapshot every page (slug -> figure ids) into runtime_dir; return slug -> metadata."""
+    cache.mkdir(parents=True, exist_ok=True)
+    out = runtime_dir / FOLDER
+    out.mkdir(exist_ok=True)
+    tree = cache / "site-packages"
+    shutil.rmtree(tree, ignore_errors=True)
+    unpack_wheels(runtime_dir, tree)
+
+    def one(slug: str) -> tuple[str, dict]:
+        key = inputs_key(runtime_dir, pages[slug], dist_url)
+        state, meta = cache / f"{key}.bin.gz", cache / f"{key}.json"
+        if not (state.is_file() and meta.is_file()):
+            log(f"snapshot: making {slug or 'index'} ({', '.join(pages[slug])})")
+            args = {
+                "runtime": str(runtime_dir.resolve()),
+                "sitePackages": str(tree.resolve()),
+                "figures": pages[slug],
+                "distUrl": dist_url,
+                "pyodide": pyodide_version,
+                "out": str(state.with_suffix(".tmp")),
+                "meta": str(meta.with_suffix(".tmp")),
+            }
+            run_maker(args)
+            state.with_suffix(".tmp").replace(state)
+            meta.with_suffix(".tmp").replace(meta)
+        shutil.copy(state, out / f"{slug}.bin.gz")
+        return slug, json.loads(meta.read_text())
+
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        metas = dict(pool.map(one, pages))
+    # A module every snapshot has imported lives in every heap: its files need not ship.
+    imported = [set(m["imported"]) for m in metas.values()]
+    bundle = pack(bundle_files(tree, set.intersection(*imported) if imported else set()))
+    (runtime_dir / FILES).write_bytes(bundle)
+    shutil.rmtree(tree)
+    sizes = sum((out / f"{s}.bin.gz").stat().st_size for s in pages) + len(bundle)
+    log(f"snapshot: {len(pages)} pages, {sizes / 1e6:.1f} MB gzipped with the shared files")
+    return metas
+
+
+def page_config(base: str, slug: str, meta: dict) -> dict:
+    """What a page's worker needs to restore its snapshot."""
+    return {
+        "state": f"{base}runtime/{FOLDER}/{slug}.bin.gz",
+        "files": f"{base}runtime/{FILES}",
+        "libs": meta["libs"],
+        "tableRoom": meta["tableRoom"],
+        "tableAfterLibs": meta["tableAfterLibs"],
+    }

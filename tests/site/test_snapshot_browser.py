@@ -1,0 +1,70 @@
+"""The build-time memory snapshot in a real browser: used when it fits, never needed to go live.
+
+Every way the snapshot can fail to fit (missing, from another Pyodide build, a broken files
+bundle) must end with the page live by the ordinary start, and the same numbers.
+"""
+
+import gzip
+import struct
+
+import pytest
+from playwright.sync_api import expect
+
+from attention.basics import context, query_scores, softmax
+from attention.fixtures import TOKENS, book_inputs
+from figures.fmt import vec
+
+pytestmark = pytest.mark.browser
+POST1 = "attention-without-weights/"
+STATE = "**/runtime/snapshots/attention-without-weights.bin.gz"
+FILES = "**/runtime/site-packages.bin.gz"
+
+
+def start_of(v) -> str:
+    return v.page.evaluate("() => document.documentElement.dataset.start")
+
+
+def assert_live_and_computing(v) -> None:
+    """Live, and a control change gives CPython's numbers."""
+    v.wait_for("live")
+    v.page.locator('[data-figure="three-steps"] select').select_option("step")
+    w = softmax(query_scores(book_inputs(), TOKENS.index("step")))
+    expect(v.readout_locator("three-steps", "context")).to_have_text(vec(context(w, book_inputs())))
+
+
+def test_a_page_starts_from_its_snapshot_without_loading_a_wheel(visit):
+    v = visit(POST1)
+    assert_live_and_computing(v)
+    assert start_of(v) == "snapshot"
+    assert not [url for url in v.requests if url.endswith(".whl")]
+    assert v.errors == []
+
+
+def test_a_missing_snapshot_falls_back_to_the_ordinary_start(visit):
+    v = visit(POST1, block=STATE)
+    assert_live_and_computing(v)
+    assert start_of(v) == "ordinary"
+
+
+def test_a_broken_files_bundle_falls_back_to_the_ordinary_start(visit):
+    v = visit(POST1)
+    v.context.route(FILES, lambda route: route.fulfill(body=b"not a gzip stream"))
+    v.page.reload()
+    assert_live_and_computing(v)
+    assert start_of(v) == "ordinary"
+
+
+def other_build(heap_gz: bytes) -> bytes:
+    """The same snapshot stamped with another Pyodide build id (bytes 16..48 of its header)."""
+    heap = bytearray(gzip.decompress(heap_gz))
+    heap[16:48] = struct.pack("<8I", *range(1, 9))
+    return gzip.compress(bytes(heap), 1)
+
+
+def test_a_snapshot_from_another_pyodide_build_falls_back(visit, site):
+    stamped = other_build((site / "runtime/snapshots/attention-without-weights.bin.gz").read_bytes())
+    v = visit(POST1)
+    v.context.route(STATE, lambda route: route.fulfill(body=stamped))
+    v.page.reload()
+    assert_live_and_computing(v)
+    assert start_of(v) == "ordinary"

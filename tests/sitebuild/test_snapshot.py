@@ -1,0 +1,88 @@
+"""The snapshot build step: which files ship beside the heap, their bundle, the cache key."""
+
+import gzip
+import json
+import struct
+from pathlib import Path
+
+import pytest
+
+import runtime
+from sitebuild import snapshot
+
+
+def write(tree: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_bytes(data)
+
+
+def unpack(bundle: bytes) -> dict[str, bytes]:
+    """The worker's reading of a bundle, in Python."""
+    body = gzip.decompress(bundle)
+    (n,) = struct.unpack("<I", body[:4])
+    start = 4 + n
+    return {
+        rel: body[start + off : start + off + size] for rel, off, size in json.loads(body[4:start])
+    }
+
+
+def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": b"init",
+            "pkg/__pycache__/__init__.cpython-312.pyc": b"init-pyc",
+            "pkg/lazy.py": b"lazy source",
+            "pkg/__pycache__/lazy.cpython-312.pyc": b"lazy-pyc",
+            "pkg/style.css": b"css",
+            "pkg/tests/test_pkg.py": b"test",
+            "pkg/stubs.pyi": b"stub",
+            "numpy/_core/include/numpy/x.h": b"header",
+            "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
+            "plain.py": b"no bytecode",
+        },
+    )
+    imported = {"pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc"}
+    kept = snapshot.bundle_files(tmp_path, imported)
+    assert kept == {
+        "pkg/lazy.pyc": b"lazy-pyc",  # bytecode in place of its source
+        "pkg/style.css": b"css",
+        "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
+        "plain.py": b"no bytecode",
+    }
+
+
+def test_a_bundle_unpacks_to_its_files(tmp_path):
+    files = {"a/b.pyc": b"\x00\x01\x02", "c.css": b"x" * 1000, "empty.txt": b""}
+    assert unpack(snapshot.pack(files)) == files
+
+
+def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
+    for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"):
+        (tmp_path / name).write_bytes(name.encode())
+    key = snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
+    assert key == snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
+    assert key != snapshot.inputs_key(tmp_path, ["b", "a"], "/dist/")
+    assert key != snapshot.inputs_key(tmp_path, ["a", "b"], "/other/")
+    (tmp_path / "pyodide-lock.json").write_bytes(b"another wheel")
+    assert key != snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
+
+
+def test_the_maker_refuses_another_pyodide_version(tmp_path):
+    """The snapshot depends on one Pyodide build's internals: any other version fails clearly."""
+    core = runtime.ensure_cache(runtime.default_cache_dir(), log=lambda *_: None) / runtime.CORE
+    args = {
+        "runtime": str(core),
+        "sitePackages": str(tmp_path),
+        "figures": [],
+        "distUrl": "/",
+        "pyodide": "0.0.0",
+        "out": str(tmp_path / "s.bin.gz"),
+        "meta": str(tmp_path / "s.json"),
+    }
+    with pytest.raises(
+        RuntimeError, match=f"need Pyodide 0.0.0, the runtime is {runtime.PYODIDE_VERSION}"
+    ):
+        snapshot.run_maker(args)
+    assert not (tmp_path / "s.bin.gz").exists()
