@@ -37,6 +37,7 @@ class Load:
     url: str
     state: str
     marks: dict[str, float]
+    start: str = ""  # how the worker started Python: "snapshot" or "ordinary"
     raw_bytes: int = 0
     gzip_bytes: int = 0
     requests: int = 0
@@ -234,6 +235,7 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
     return Load(
         url=url,
         state=state,
+        start=page.evaluate("() => document.documentElement.dataset.start || ''"),
         marks=read_marks(page),
         raw_bytes=raw,
         gzip_bytes=zipped,

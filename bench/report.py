@@ -77,6 +77,10 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
         f"{spread([x.gzip_bytes for x in loads], megabytes)}"
     )
     lines.append(f"  {'requests':<44} {spread([x.requests for x in loads], str)}")
+    starts = ", ".join(
+        sorted({f"{x.start or '-'} x{[y.start for y in loads].count(x.start)}" for x in loads})
+    )
+    lines.append(f"  {'Python started from':<44} {starts}")
     if pending := max(x.still_loading for x in loads):
         lines.append(f"  ({pending} response(s) still loading 5 s after live, not counted)")
     if refetched := max(x.refetched_bodies for x in loads):

@@ -16,6 +16,7 @@
   let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
   let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
   let live = false; // the live document is on screen
+  let drawn = false; // the pre-render is on screen
   // Controls moved on the pre-render before Python is live: "figure|index|attr" -> value,
   // where index is the model's place among its figure root's references (the same in both
   // documents, which the same Python code built).
@@ -250,7 +251,8 @@
   function start({ snapshot = true } = {}) {
     worker = new Worker(`${config.base}static/worker.js`);
     listen(worker);
-    worker.postMessage({ type: "start", ...config, snapshot: snapshot && config.snapshot });
+    const start = { type: "start", ...config, snapshot: snapshot && config.snapshot };
+    worker.postMessage({ ...start, prerendered: drawn }); // drawn: the worker need not wait
   }
 
   // Take over the worker boot.js started, handling what it has said so far in order.
@@ -272,6 +274,8 @@
     if (canRun) (window.figuresBoot ? adopt(window.figuresBoot) : start());
     views = await prerendered;
     performance.mark("prerender-visible");
+    drawn = true;
+    worker?.postMessage({ type: "prerendered" });
     recordEarlyChanges(views, prerender.roots);
     if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
     if (html.dataset.figures !== "failed") html.dataset.figures = "static";

@@ -51,10 +51,14 @@ async function startOrdinary(config) {
 
 // ---------------------------------------------------------------- the snapshot
 
-async function gunzip(url) {
+async function download(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
-  const stream = response.body.pipeThrough(new DecompressionStream("gzip"));
+  return response;
+}
+
+async function gunzip(download) {
+  const stream = (await download).body.pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
@@ -132,8 +136,12 @@ function deserializeJs({ kind }) {
 async function startFromSnapshot(config) {
   const snap = config.snapshot;
   status(1, "downloading Python and the saved state of this page's figures");
-  const files = gunzip(snap.files);
-  const heap = gunzip(snap.state);
+  const downloads = [download(snap.files), download(snap.state)];
+  downloads.forEach((d) => d.catch(() => {})); // reported when unpacked below
+  // Unpacking and restoring take a core each: let the page draw its pre-render first.
+  await config.prerendered;
+  const files = gunzip(downloads[0]);
+  const heap = gunzip(downloads[1]);
   heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
   beforeRestore(async (M) => {
     writeFiles(M.FS, await files);
@@ -166,9 +174,22 @@ async function start(config) {
   post({ type: "render", data: JSON.parse(data), start: config.snapshot ? "snapshot" : "ordinary" });
 }
 
+// Resolved when the page has drawn its pre-render (or at once if it already had). The wait is
+// capped, so a page that never says so still goes live.
+let prerenderDrawn = () => {};
+const PRERENDER_WAIT_MS = 3000;
+
 self.onmessage = ({ data: msg }) => {
   if (msg.type === "start") {
-    start(msg).catch((err) => post({ type: "error", text: String(err.message || err) }));
+    const drawn = new Promise((resolve) => {
+      prerenderDrawn = resolve;
+      setTimeout(resolve, msg.prerendered ? 0 : PRERENDER_WAIT_MS);
+    });
+    start({ ...msg, prerendered: drawn }).catch((err) =>
+      post({ type: "error", text: String(err.message || err) }),
+    );
+  } else if (msg.type === "prerendered") {
+    prerenderDrawn();
   } else if (msg.type === "rendered") {
     live.link(sendPatch);
   } else if (msg.type === "patch") {

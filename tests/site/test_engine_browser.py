@@ -74,14 +74,20 @@ def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
 def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url):
     """No dead controls: a change made on the pre-render is replayed on the live figure."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
-    held = []
-    context.route("**/pyodide.asm.wasm", lambda route: held.append(route))  # held until released
+    held = []  # Python's downloads, held until released: the page cannot go live meanwhile
+    for pattern in ("**/pyodide.asm.wasm", "**/runtime/snapshots/*"):
+        context.route(pattern, lambda route: held.append(route))
     try:
         page = context.new_page()
         page.goto(server_url + POST1)
         page.wait_for_function("() => document.documentElement.dataset.figures === 'static'")
         page.locator('[data-figure="three-steps"] select').select_option("with")
-        assert held, "the runtime download should be waiting"
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "Python's download should be waiting"
+        assert page.evaluate("() => document.documentElement.dataset.figures") == "static"
         for route in held:
             route.continue_()
         page.wait_for_function(
