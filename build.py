@@ -66,7 +66,7 @@ def page_url(base: str, page) -> str:
     return f"{base}{page.SLUG}/" if page.SLUG else base
 
 
-def render_page(env: jinja2.Environment, page, base: str) -> tuple[str, list[str]]:
+def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[str]]:
     """Render one page's prose and code snippets; return it with the ids of its figures."""
     figure_ids: list[str] = []
 
@@ -98,14 +98,36 @@ def render_page(env: jinja2.Environment, page, base: str) -> tuple[str, list[str
     return html, figure_ids
 
 
+def render_page(
+    env: jinja2.Environment, page, base: str, packages: list[str], snapshot: dict | None = None
+) -> str:
+    """Render one page whole: prose, snippets, its figures' pre-render and live scripts."""
+    html, ids = render_prose(env, page, base)
+    return add_live_figures(env, html, base, ids, packages, snapshot) if ids else html
+
+
 def dist_url(base: str) -> str:
     """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
     return f"{base}vendor/panel/dist/"
 
 
-def add_live_figures(env: jinja2.Environment, html: str, base: str, config: dict) -> str:
-    """The pre-render of the page's figures and the scripts that make them live."""
-    prerender = serialize(document(config["figures"], config["distUrl"]))
+def add_live_figures(
+    env: jinja2.Environment,
+    html: str,
+    base: str,
+    ids: list[str],
+    packages: list[str],
+    snapshot: dict | None,
+) -> str:
+    """The pre-render of the page's figures and the scripts that make them live.
+
+    The pre-render is one small document per figure, so the page can draw the figures on the
+    reader's screen before the others.
+    """
+    config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base)}
+    if snapshot:
+        config["snapshot"] = snapshot
+    prerender = {fid: serialize(document([fid], config["distUrl"])) for fid in ids}
     scripts = env.get_template("_live.html").render(
         base=base, config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
     )
@@ -132,28 +154,22 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
     env = environment(ROOT / "templates")
-    html, figures = {}, {}
+    prose = {}
     for page in pages.all_pages():
         log("page", page.SLUG or "(index)")
-        html[page], ids = render_page(env, page, base)
-        if ids:
-            figures[page] = ids
+        prose[page] = render_prose(env, page, base)
+    figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
     metas = {}
     if snapshots:
-        by_slug = {page.SLUG: ids for page, ids in figures.items()}
+        folder = cache / "snapshots"
         metas = snapshot.make(
-            out / "runtime",
-            by_slug,
-            dist_url(base),
-            runtime.PYODIDE_VERSION,
-            cache / "snapshots",
-            log,
+            out / "runtime", figures, dist_url(base), runtime.PYODIDE_VERSION, folder, log
         )
-    for page, ids in figures.items():
-        config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base)}
-        if page.SLUG in metas:
-            config["snapshot"] = snapshot.page_config(base, page.SLUG, metas[page.SLUG])
-        html[page] = add_live_figures(env, html[page], base, config)
+    html = {}
+    for page, (text, ids) in prose.items():
+        meta = metas.get(page.SLUG)
+        restore = snapshot.page_config(base, page.SLUG, meta) if meta else None
+        html[page] = add_live_figures(env, text, base, ids, packages, restore) if ids else text
     for page, text in mathtex.typeset(html, katex).items():
         target = out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -125,18 +125,37 @@
     ...doc.get_model_by_id(roots[figureId]).references(),
   ];
 
-  // Remember what the reader does to the pre-render's controls while Python loads.
-  function recordEarlyChanges(rendered, roots) {
+  // Remember what the reader does to a pre-rendered figure's controls while Python loads.
+  function recordEarlyChanges(figureId, rendered, roots) {
     const doc = [...rendered[0].roots][0].model.document;
     doc.on_change((event) => {
       if (live || !event.model || !REPLAYED.includes(event.attr)) return;
-      for (const figureId of Object.keys(roots)) {
-        const index = figureModels(doc, roots, figureId).indexOf(event.model);
-        if (index < 0) continue;
-        const key = `${figureId}|${index}|${event.attr}`;
-        early.set(key, { type: event.model.type, value: event.model[event.attr] });
-      }
+      const index = figureModels(doc, roots, figureId).indexOf(event.model);
+      if (index < 0) return;
+      const key = `${figureId}|${index}|${event.attr}`;
+      early.set(key, { type: event.model.type, value: event.model[event.attr] });
     }, false);
+  }
+
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+
+  // Draw the pre-render, one small document per figure: the figures on the reader's screen
+  // first (or the nearest one), then the rest by distance, letting the browser paint between
+  // figures. `onVisible` runs once the figures on screen are drawn.
+  async function drawPrerender(onVisible = () => {}) {
+    const data = prerenderData();
+    const place = (id) => document.getElementById(`fig-${id}`).getBoundingClientRect();
+    const onScreen = (r) => r.top < innerHeight && r.bottom > 0;
+    const distance = (r) => (onScreen(r) ? 0 : Math.min(Math.abs(r.top - innerHeight), Math.abs(r.bottom)));
+    const ids = Object.keys(data).sort((a, b) => distance(place(a)) - distance(place(b)));
+    let waiting = Math.max(1, ids.filter((id) => onScreen(place(id))).length);
+    for (const id of ids) {
+      const rendered = await embed(data[id]);
+      views.push(...rendered);
+      recordEarlyChanges(id, rendered, data[id].roots);
+      if (--waiting === 0) onVisible();
+      await nextFrame();
+    }
   }
 
   // ...and apply it to the live figures, which sends it to Python like any other change.
@@ -186,7 +205,7 @@
     if (live) {
       live = false;
       removeViews();
-      embed(prerenderData()).then((v) => (views = v), console.error);
+      prerendered = drawPrerender().catch(console.error);
     }
   }
 
@@ -251,8 +270,8 @@
   function start({ snapshot = true } = {}) {
     worker = new Worker(`${config.base}static/worker.js`);
     listen(worker);
-    const start = { type: "start", ...config, snapshot: snapshot && config.snapshot };
-    worker.postMessage({ ...start, prerendered: drawn }); // drawn: the worker need not wait
+    const message = { type: "start", ...config, snapshot: snapshot && config.snapshot };
+    worker.postMessage({ ...message, prerendered: drawn }); // drawn: the worker need not wait
   }
 
   // Take over the worker boot.js started, handling what it has said so far in order.
@@ -269,14 +288,14 @@
     // Python is already starting (boot.js) on the other core while this thread draws the
     // pre-render, which is then on screen long before the live document can replace it.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
-    const prerender = prerenderData();
-    prerendered = embed(prerender);
+    prerendered = drawPrerender(() => {
+      performance.mark("prerender-visible");
+      drawn = true;
+      worker?.postMessage({ type: "prerendered" });
+    });
     if (canRun) (window.figuresBoot ? adopt(window.figuresBoot) : start());
-    views = await prerendered;
-    performance.mark("prerender-visible");
-    drawn = true;
-    worker?.postMessage({ type: "prerendered" });
-    recordEarlyChanges(views, prerender.roots);
+    await prerendered;
+    performance.mark("prerender-complete");
     if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
     if (html.dataset.figures !== "failed") html.dataset.figures = "static";
   }
