@@ -20,7 +20,7 @@ from attention.cost import (
 )
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot
+from figures.plots import note, plot, refill
 
 ID = "cost"
 TITLE = "What n squared costs"
@@ -112,9 +112,9 @@ def view() -> pn.viewable.Viewable:
         ratio, cards = cards_needed(n_bytes, card_gib)
         seconds, hours = scaled_time(n)
         curve = [score_matrix_bytes(m, per_score) for m in LENGTHS]
-        memory_curve.data = {"n": list(LENGTHS), "y": curve}
-        memory_here.data = {"n": [n], "y": [n_bytes]}
-        time_here.data = {"n": [n], "y": [seconds]}
+        refill(memory_curve, {"n": list(LENGTHS), "y": curve})
+        refill(memory_here, {"n": [n], "y": [n_bytes]})
+        refill(time_here, {"n": [n], "y": [seconds]})
         card_line.location = card_gib * GIB
         readout.object = readout_html(
             [

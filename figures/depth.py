@@ -12,7 +12,7 @@ from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from attention.fixtures import GPT2_CONTEXT
 from figures.fmt import integer, num, power_of_ten
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, note, plot
+from figures.plots import integer_ticker, note, plot, refill
 
 ID = "depth"
 TITLE = "How far back the gradient walks"
@@ -97,15 +97,18 @@ def view() -> pn.viewable.Viewable:
         log_here = log10_decay(factor.value, T.value)
         value = decay(factor.value, T.value)
         powered = power_of_ten(log_here, value=value)
-        lines.data = {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]}
-        depth_here.data = {
-            "T": [T.value, T.value],
-            "depth": [rec, att],
-            "text": [integer(rec), integer(att)],
-            "color": [ACCENT, INK],
-        }
-        curve.data = {"T": np.arange(1, MAX_T + 1), "log10": log_curve}
-        decay_here.data = {"T": [T.value], "log10": [log_here], "text": [powered]}
+        refill(lines, {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]})
+        refill(
+            depth_here,
+            {
+                "T": [T.value, T.value],
+                "depth": [rec, att],
+                "text": [integer(rec), integer(att)],
+                "color": [ACCENT, INK],
+            },
+        )
+        refill(curve, {"T": np.arange(1, MAX_T + 1), "log10": log_curve})
+        refill(decay_here, {"T": [T.value], "log10": [log_here], "text": [powered]})
         readout.object = readout_html(
             [
                 ("recurrent", "recurrent path: layers × T (count)", integer(rec)),

@@ -17,7 +17,7 @@ from bokeh.transform import dodge
 from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
 from figures.fmt import integer, num, percent, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot
+from figures.plots import note, plot, refill
 
 ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"
@@ -172,31 +172,40 @@ def view() -> pn.viewable.Viewable:
         raw = [table[(d, False)] for d in D_KS]
         scaled = [table[(d, True)] for d in D_KS]
         chosen = D_KS.index(stats.d_k)
-        points.data = {
-            "d_k": list(D_KS),
-            "raw": [s.dot_std for s in raw],
-            "scaled": [s.input_std for s in scaled],
-        }
-        here.data = {"d_k": [stats.d_k], "raw": [stats.dot_std]}
-        cursor.data = {"label": [str(stats.d_k)], "y": [4.0]}
+        refill(
+            points,
+            {
+                "d_k": list(D_KS),
+                "raw": [s.dot_std for s in raw],
+                "scaled": [s.input_std for s in scaled],
+            },
+        )
+        refill(here, {"d_k": [stats.d_k], "raw": [stats.dot_std]})
+        refill(cursor, {"label": [str(stats.d_k)], "y": [4.0]})
         edge = ["#ffffff"] * len(D_KS)
         edge[chosen] = ACCENT
         on, off = [1.0] * len(D_KS), [0.35] * len(D_KS)
-        bars.data = {
-            "label": [str(d) for d in D_KS],
-            "raw": [max(s.median_peak, FLOOR) for s in raw],
-            "scaled": [max(s.median_peak, FLOOR) for s in scaled],
-            "raw_mean": [s.mean_peak for s in raw],
-            "scaled_mean": [s.mean_peak for s in scaled],
-            "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(D_KS),
-            "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(D_KS),
-            "raw_alpha": off if stats.scaled else on,
-            "scaled_alpha": on if stats.scaled else off,
-        }
-        row.data = {
-            "key": [f"k{j + 1}" for j in range(N_KEYS)],
-            "weight": stats.weights[0].tolist(),
-        }
+        refill(
+            bars,
+            {
+                "label": [str(d) for d in D_KS],
+                "raw": [max(s.median_peak, FLOOR) for s in raw],
+                "scaled": [max(s.median_peak, FLOOR) for s in scaled],
+                "raw_mean": [s.mean_peak for s in raw],
+                "scaled_mean": [s.mean_peak for s in scaled],
+                "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(D_KS),
+                "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(D_KS),
+                "raw_alpha": off if stats.scaled else on,
+                "scaled_alpha": on if stats.scaled else off,
+            },
+        )
+        refill(
+            row,
+            {
+                "key": [f"k{j + 1}" for j in range(N_KEYS)],
+                "weight": stats.weights[0].tolist(),
+            },
+        )
         divided_by = f"√{stats.d_k} = {num(stats.expected_std, 2)}" if stats.scaled else "1"
         readout.object = readout_html(
             [

@@ -26,7 +26,7 @@ from attention.projections import mode_scores
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
 from figures.fmt import integer, num, percent, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot
+from figures.plots import heatmap, heatmap_data, note, plot, refill
 
 ID = "dropout"
 TITLE = "The row that sums to zero"
@@ -115,20 +115,26 @@ def view() -> pn.viewable.Viewable:
             factor = "none: nothing survives"
         high = max(float(np.max(single)), 1.0)
         pass_map.low, pass_map.high = 0.0, high
-        pass_src.data = heatmap_data(
-            single, [num(w, 2) for w in single.ravel()], low=0.0, high=high
+        refill(
+            pass_src, heatmap_data(single, [num(w, 2) for w in single.ravel()], low=0.0, high=high)
         )
         rows = [f"row {i + 1}" for i in range(len(TOKENS))]
-        dead.data = {
-            "row": rows,
-            "observed": stats.dead_share.tolist(),
-            "expected": deaths.tolist(),
-        }
-        sums.data = {
-            "row": rows,
-            "observed": row_sums(stats.mean_weights).tolist(),
-            "expected": [expected] * len(rows),
-        }
+        refill(
+            dead,
+            {
+                "row": rows,
+                "observed": stats.dead_share.tolist(),
+                "expected": deaths.tolist(),
+            },
+        )
+        refill(
+            sums,
+            {
+                "row": rows,
+                "observed": row_sums(stats.mean_weights).tolist(),
+                "expected": [expected] * len(rows),
+            },
+        )
         readout.object = readout_html(
             [
                 ("factor", "survivors multiplied by", factor),

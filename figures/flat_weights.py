@@ -25,7 +25,7 @@ from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, percent, vec
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot
+from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot, refill
 
 ID = "flat-weights"
 TITLE = "Softmax weights against a flat average"
@@ -137,15 +137,18 @@ def view() -> pn.viewable.Viewable:
         nearest = nearest_input(Z, X)
         span = dynamic_range(weights)
         Q = plane_coordinates(Z, X)
-        outputs.data = {
-            "x": Q[:, 0],
-            "y": Q[:, 1],
-            "cx": np.repeat(centre_xy[:, 0], T),
-            "cy": np.repeat(centre_xy[:, 1], T),
-            "color": list(TOKEN_COLORS),
-            "label": list(TOKENS),
-        }
-        rows.data = {**rows.data, "entropy": h.tolist()}
+        refill(
+            outputs,
+            {
+                "x": Q[:, 0],
+                "y": Q[:, 1],
+                "cx": np.repeat(centre_xy[:, 0], T),
+                "cy": np.repeat(centre_xy[:, 1], T),
+                "color": list(TOKEN_COLORS),
+                "label": list(TOKENS),
+            },
+        )
+        refill(rows, {**rows.data, "entropy": h.tolist()})
         readout.object = readout_html(
             [
                 ("shift", "distance each context vector moves to flat", vec(shift, 3)),

@@ -29,7 +29,7 @@ from attention.heads import (
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
 from figures.fmt import integer, num
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, note, plot
+from figures.plots import integer_ticker, note, plot, refill
 
 ID = "heads"
 TITLE = "One matrix, sliced into stripes"
@@ -142,16 +142,19 @@ def view() -> pn.viewable.Viewable:
             columns = None
             split_error = str(err)
         rows = min(n_in, MAX_ROWS)
-        image.data = {"image": [stripes_rgba(W, columns)], "dw": [n_out], "dh": [rows]}
+        refill(image, {"image": [stripes_rgba(W, columns)], "dw": [n_out], "dh": [rows]})
         stripe_plot.x_range.end, stripe_plot.y_range.end = n_out, rows * 1.18
         starts = [start for start, _ in (columns or [])[1:]]
-        bounds.data = {"x": starts, "top": [rows] * len(starts)}
+        refill(bounds, {"x": starts, "top": [rows] * len(starts)})
         show = columns is not None and len(columns) <= len(HEAD_COLORS)
-        labels.data = {
-            "x": [(a + b) / 2 for a, b in columns] if show else [],
-            "y": [rows * 1.01] * len(columns) if show else [],
-            "text": [f"head {h + 1}" for h in range(len(columns))] if show else [],
-        }
+        refill(
+            labels,
+            {
+                "x": [(a + b) / 2 for a, b in columns] if show else [],
+                "y": [rows * 1.01] * len(columns) if show else [],
+                "text": [f"head {h + 1}" for h in range(len(columns))] if show else [],
+            },
+        )
         shown_rows = f"rows 1–{rows} of {integer(n_in)}" if n_in > rows else "every row"
         legend.object = (
             f'<p class="fig-note">W_query ({integer(n_in)} × {integer(n_out)}), {shown_rows}; '

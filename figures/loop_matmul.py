@@ -22,7 +22,7 @@ from attention.basics import (
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, frame, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note
+from figures.plots import heatmap, heatmap_data, note, refill
 
 ID = "loop-matmul"
 TITLE = "The double loop and X @ Xᵀ"
@@ -91,9 +91,9 @@ def view() -> pn.viewable.Viewable:
         compared = k and matmul.value
         filled, same = agreeing_cells(grid, full) if compared else (k, 0)
         gap = filled_difference(grid, full) if compared else None
-        loop_src.data = _grid_data(grid, k - 1 if k else None, high)
+        refill(loop_src, _grid_data(grid, k - 1 if k else None, high))
         blank = np.full_like(full, np.nan)
-        mat_src.data = _grid_data(full if matmul.value else blank, None, high)
+        refill(mat_src, _grid_data(full if matmul.value else blank, None, high))
         if k:
             i, j, products, value = steps[k - 1]
             formed = f"ω[{TOKENS[i]}, {TOKENS[j]}] = " + _terms(X[i], X[j], products, value)

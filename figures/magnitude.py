@@ -23,7 +23,7 @@ from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
-from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note
+from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
 
 ID = "magnitude"
 TITLE = "Length wins"
@@ -71,8 +71,15 @@ def view() -> pn.viewable.Viewable:
         h = entropy_bits(weights)
         bold = np.zeros_like(weights, dtype=bool)
         bold[np.arange(T), top] = True
-        source.data = heatmap_data(
-            weights, [num(w, 3) for w in weights.ravel()], bold=bold.ravel().tolist(), low=0, high=1
+        refill(
+            source,
+            heatmap_data(
+                weights,
+                [num(w, 3) for w in weights.ravel()],
+                bold=bold.ravel().tolist(),
+                low=0,
+                high=1,
+            ),
         )
         column.update(left=j, right=j + 1)
         readout.object = readout_html(

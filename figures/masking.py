@@ -28,7 +28,7 @@ from attention.projections import mode_scores
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
 from figures.fmt import num, sci, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot
+from figures.plots import heatmap, heatmap_data, note, plot, refill
 
 ID = "masking"
 TITLE = "Two ways to hide the future"
@@ -84,7 +84,7 @@ def _show(source, mapper, values: np.ndarray, text: list[str]) -> None:
     low, high = float(np.nanmin(finite)), float(np.nanmax(finite))
     high = high if high > low else low + 1.0
     mapper.low, mapper.high = low, high
-    source.data = heatmap_data(finite, text, low=low, high=high)
+    refill(source, heatmap_data(finite, text, low=low, high=high))
 
 
 def _counter_plot(bars: ColumnDataSource):
@@ -143,11 +143,14 @@ def view() -> pn.viewable.Viewable:
         _show(fast_src, fast_map, fast_grid, grid_text(fast_grid))
         difference = differences[fill.value]
         diff_map.low, diff_map.high = 0.0, max(float(np.max(np.abs(difference))), 1e-300)
-        diff_src.data = heatmap_data(
-            np.abs(difference),
-            [noise_text(v) for v in difference.ravel()],
-            low=0.0,
-            high=diff_map.high,
+        refill(
+            diff_src,
+            heatmap_data(
+                np.abs(difference),
+                [noise_text(v) for v in difference.ravel()],
+                low=0.0,
+                high=diff_map.high,
+            ),
         )
         final = route[-1][1]
         items = [
@@ -172,12 +175,15 @@ def view() -> pn.viewable.Viewable:
             return message_html(f"Your row of scores: {err}")
         labels = [f"s{j + 1}" for j in range(len(row))]
         counter_plot.x_range.factors = labels
-        bars.data = {
-            "label": labels,
-            "weight": weights.tolist(),
-            "text": [num(w, 4) for w in weights],
-            "color": [ACCENT if s == 0.0 else INK for s in row],
-        }
+        refill(
+            bars,
+            {
+                "label": labels,
+                "weight": weights.tolist(),
+                "text": [num(w, 4) for w in weights],
+                "color": [ACCENT if s == 0.0 else INK for s in row],
+            },
+        )
         readout.object = readout_html(
             [*items, ("counterexample", "softmax of your row", vec(weights))]
         )

@@ -13,7 +13,7 @@ from attention.basics import improper_weights, query_scores, row_sums, softmax, 
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures.fmt import num, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import FLAG, bar_chart, choice, note
+from figures.plots import FLAG, bar_chart, choice, note, refill
 
 ID = "normalisations"
 TITLE = "Divide by the sum, or softmax"
@@ -95,7 +95,7 @@ def view() -> pn.viewable.Viewable:
         by_sum = sum_normalise(s)
         soft = softmax(s)
         bad = improper_weights(by_sum)
-        source.data = _columns(s, by_sum, soft, bad, i)
+        refill(source, _columns(s, by_sum, soft, bad, i))
         readout.object = readout_html(
             [
                 ("scores", f"scores ω for {query.value}", vec(s)),

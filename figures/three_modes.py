@@ -19,7 +19,7 @@ from attention.projections import (
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
 from figures.fmt import num, vec
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note
+from figures.plots import heatmap, heatmap_data, note, refill
 
 ID = "three-modes"
 TITLE = "Three modes, one symmetry"
@@ -81,14 +81,17 @@ def view() -> pn.viewable.Viewable:
         score_map.low, score_map.high = float(np.min(scores)), float(np.max(scores))
         weight_map.low, weight_map.high = float(np.min(weights)), float(np.max(weights))
         score_plot.title.text = SCORE_TITLES[mode.value]
-        score_src.data = heatmap_data(scores, [num(s, 2) for s in scores.ravel()], edge, width)
-        weight_src.data = heatmap_data(
-            weights,
-            [num(w, 2) for w in weights.ravel()],
-            edge,
-            width,
-            low=weight_map.low,
-            high=weight_map.high,
+        refill(score_src, heatmap_data(scores, [num(s, 2) for s in scores.ravel()], edge, width))
+        refill(
+            weight_src,
+            heatmap_data(
+                weights,
+                [num(w, 2) for w in weights.ravel()],
+                edge,
+                width,
+                low=weight_map.low,
+                high=weight_map.high,
+            ),
         )
         readout.object = readout_html(
             [

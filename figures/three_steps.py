@@ -21,7 +21,7 @@ from figures.frame import (
     readout_html,
     recompute,
 )
-from figures.plots import TOKEN_COLORS, bar_chart, note, plot, stack_bounds
+from figures.plots import TOKEN_COLORS, bar_chart, note, plot, refill, stack_bounds
 
 ID = "three-steps"
 TITLE = "Three steps, one word"
@@ -162,8 +162,8 @@ def view() -> pn.viewable.Viewable:
         w = softmax(s)
         z = context(w, X)
         parts = contributions(w, X)
-        tokens.data = _token_rows(s, w, parts, i)
-        totals.data = {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]}
+        refill(tokens, _token_rows(s, w, parts, i))
+        refill(totals, {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]})
         readout.object = readout_html(
             [
                 ("scores", f"ω for {query.value}", vec(s)),
