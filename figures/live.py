@@ -21,6 +21,7 @@ from panel.io.pyodide import (
 from panel.io.state import state
 from pyodide.ffi import to_js
 
+from figures import module
 from figures.page import document, serialize
 
 _built = ""  # the JSON start() returned: a restored snapshot returns it again
@@ -46,6 +47,18 @@ def render() -> str:
     Nothing has changed the document since, so the JSON made then still describes it.
     """
     return _built
+
+
+def rehearse(figure_id: str) -> None:
+    """Build one of the figures again, off the page, and throw it away.
+
+    A worker that restored a snapshot has run almost no Python yet, so the browser has not
+    optimised the interpreter's hot paths: the reader's first changes would take several
+    times longer than later ones. Building a figure's widgets and plots and drawing it once
+    runs much of the code a change runs (numpy, the core, Panel, Bokeh) without touching the
+    page's document.
+    """
+    module(figure_id).view()
 
 
 def _collect(event) -> None:

@@ -172,6 +172,18 @@ async function start(config) {
     data = await startOrdinary(config);
   }
   post({ type: "render", data: JSON.parse(data), start: config.snapshot ? "snapshot" : "ordinary" });
+  if (config.snapshot) rehearse(config.figures);
+}
+
+// After a restore, run each figure's Python once more while the page draws the live figures,
+// one figure per task so that a control change can come in between (see live.rehearse).
+function rehearse(figureIds) {
+  const [first, ...rest] = figureIds;
+  if (first === undefined) return;
+  setTimeout(() => {
+    live.rehearse(first);
+    rehearse(rest);
+  });
 }
 
 // Resolved when the page has drawn its pre-render (or at once if it already had). The wait is
