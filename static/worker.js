@@ -101,26 +101,27 @@ async function relink(M, snap) {
 }
 
 // Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
-// before Pyodide restores the heap into it.
+// before Pyodide restores the heap into it. Returns a promise that rejects if the step fails.
 function beforeRestore(hook) {
   const create = self._createPyodideModule;
-  self._createPyodideModule = (settings) => {
-    self._createPyodideModule = create;
-    if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
-    settings.preRun.push(async (M) => {
-      M.addRunDependency("relink");
-      try {
-        await hook(M);
-      } catch (err) {
-        hookError = err;
-      } finally {
-        M.removeRunDependency("relink");
-      }
-    });
-    return create(settings);
-  };
+  return new Promise((_, reject) => {
+    self._createPyodideModule = (settings) => {
+      self._createPyodideModule = create;
+      if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
+      settings.preRun.push(async (M) => {
+        M.addRunDependency("relink");
+        try {
+          await hook(M);
+        } catch (err) {
+          reject(err);
+        } finally {
+          M.removeRunDependency("relink");
+        }
+      });
+      return create(settings);
+    };
+  });
 }
-let hookError = null;
 
 // Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.
 function panelDictConverter(entries) {
@@ -143,7 +144,7 @@ async function startFromSnapshot(config) {
   const files = gunzip(downloads[0]);
   const heap = gunzip(downloads[1]);
   heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
-  beforeRestore(async (M) => {
+  const relinked = beforeRestore(async (M) => {
     writeFiles(M.FS, await files);
     await relink(M, snap);
   });
@@ -151,8 +152,8 @@ async function startFromSnapshot(config) {
   const pyodide = await Promise.race([
     loadPyodide({ indexURL, _loadSnapshot: heap, _snapshotDeserializer: deserializeJs }),
     wasmFailure(),
+    relinked,
   ]);
-  if (hookError) throw hookError;
   status(3, "drawing the figures");
   live = pyodide.pyimport("figures.live");
   return live.render();
@@ -171,12 +172,14 @@ async function start(config) {
   } else {
     data = await startOrdinary(config);
   }
+  rehearsal = config.snapshot ? config.figures : [];
   post({ type: "render", data: JSON.parse(data), start: config.snapshot ? "snapshot" : "ordinary" });
-  if (config.snapshot) rehearse(config.figures);
 }
 
-// After a restore, run each figure's Python once more while the page draws the live figures,
+// After a restore, once the page shows the live figures, run each figure's Python once more,
 // one figure per task so that a control change can come in between (see live.rehearse).
+// Earlier, while the page draws, it would compete with the drawing for the CPU.
+let rehearsal = [];
 function rehearse(figureIds) {
   const [first, ...rest] = figureIds;
   if (first === undefined) return;
@@ -204,6 +207,7 @@ self.onmessage = ({ data: msg }) => {
     prerenderDrawn();
   } else if (msg.type === "rendered") {
     live.link(sendPatch);
+    rehearse(rehearsal);
   } else if (msg.type === "patch") {
     try {
       live.apply(msg.patch);
