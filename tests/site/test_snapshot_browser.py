@@ -5,6 +5,8 @@ bundle) must end with the page live by the ordinary start, and the same numbers.
 """
 
 import gzip
+import json
+import re
 import struct
 
 import pytest
@@ -18,6 +20,13 @@ pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
 STATE = "**/runtime/snapshots/attention-without-weights.bin.gz"
 FILES = "**/runtime/site-packages.bin.gz"
+
+
+def fallback_reasons(v) -> list[str]:
+    """What the page says (a console warning) when it starts without the snapshot."""
+    reasons: list[str] = []
+    v.page.on("console", lambda m: "without the snapshot" in m.text and reasons.append(m.text))
+    return reasons
 
 
 def start_of(v) -> str:
@@ -62,9 +71,34 @@ def other_build(heap_gz: bytes) -> bytes:
 
 
 def test_a_snapshot_from_another_pyodide_build_falls_back(visit, site):
-    stamped = other_build((site / "runtime/snapshots/attention-without-weights.bin.gz").read_bytes())
+    stamped = other_build(
+        (site / "runtime/snapshots/attention-without-weights.bin.gz").read_bytes()
+    )
     v = visit(POST1)
+    reasons = fallback_reasons(v)
     v.context.route(STATE, lambda route: route.fulfill(body=stamped))
     v.page.reload()
     assert_live_and_computing(v)
     assert start_of(v) == "ordinary"
+    assert any("build id mismatch" in r for r in reasons), reasons
+
+
+def test_libraries_that_would_not_land_where_they_were_fall_back(visit):
+    """The worker checks the function table before re-linking numpy: a snapshot whose libraries
+    sat lower than this browser's own table entries is refused, not restored."""
+    v = visit(POST1)
+
+    def page_with_low_table_bases(route):
+        html = route.fetch().text()
+        head, config, tail = re.split(r'(?<=id="page-config">)(.*?)(?=</script>)', html, maxsplit=1)
+        data = json.loads(config)
+        for lib in data["snapshot"]["libs"]:
+            lib["tableBase"] = 1
+        route.fulfill(body=head + json.dumps(data) + tail, content_type="text/html")
+
+    reasons = fallback_reasons(v)
+    v.context.route(f"**/{POST1}", page_with_low_table_bases)
+    v.page.reload()
+    assert_live_and_computing(v)
+    assert start_of(v) == "ordinary"
+    assert any("function table" in r for r in reasons), reasons
