@@ -1,5 +1,6 @@
 """Number formatting shared by the prose and the figures, so both print the same digits."""
 
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -8,9 +9,9 @@ import numpy as np
 def num(x: float, digits: int = 4) -> str:
     """A float with a fixed number of decimals; non-finite values spelled out."""
     x = float(x)
-    if np.isnan(x):
+    if math.isnan(x):  # math, not numpy: a figure formats hundreds of numbers per change
         return "NaN"
-    if np.isinf(x):
+    if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     text = f"{x:.{digits}f}"
     return "0." + "0" * digits if text == "-0." + "0" * digits else text
