@@ -84,18 +84,30 @@ def dropout_stats(
         keep = rng.random((n_draws, *weights.shape)) >= p
         factor = survivor_scale(p) if scale else 1.0
     # Per pass and row, the kept weights' sum and how many non-zero weights were kept, as
-    # one batched (1, T) @ (T, 2) product per row: numpy's reductions over an axis of six
-    # are several times slower than this.
-    T = weights.shape[-1]
-    per_row = np.stack([weights * factor, (weights != 0.0) * 1.0], axis=-1)  # (T, T, 2)
-    both = np.matmul(keep.reshape(n_draws, T, 1, -1).astype(np.float64), per_row)
-    row_sums, kept = both[:, :, 0, 0], both[:, :, 0, 1]  # (n, T) each
+    # one (n, T*T) @ (T*T, 2T) product: numpy's reductions over an axis of six, or batches of
+    # tiny products, are several times slower than one plain matrix product.
+    rows = weights.shape[0]
+    kept = keep.reshape(n_draws, weights.size).astype(np.float64)  # 1 where the weight was kept
+    both = kept @ _row_blocks(weights * factor, (weights != 0.0) * 1.0)
+    row_sums, alive = both[:, :rows], both[:, rows:]  # (n, T) each
     return DropoutStats(
-        dead_share=np.mean(kept == 0.0, axis=0),
+        dead_share=np.mean(alive == 0.0, axis=0),
         mean_row_sum=float(np.mean(row_sums)),
         row_sums=row_sums,
-        mean_weights=weights * factor * np.mean(keep, axis=0),
+        mean_weights=weights * factor * np.mean(kept, axis=0).reshape(weights.shape),
     )
+
+
+def _row_blocks(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(R, C), (R, C) -> (R*C, 2R): M[i*C + j, i] = a[i, j] and M[i*C + j, R + i] = b[i, j].
+
+    A pass's flattened (R*C,) keep mask times M gives each row's sum of kept ``a`` and of
+    kept ``b`` side by side.
+    """
+    rows, cols = a.shape
+    eye = np.eye(rows)
+    blocks = [(m[:, :, None] * eye[:, None, :]).reshape(rows * cols, rows) for m in (a, b)]
+    return np.concatenate(blocks, axis=1)
 
 
 def expected_factor(p: float, scale: bool = True) -> float:
