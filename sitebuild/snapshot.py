@@ -39,11 +39,17 @@ def unpack_wheels(runtime_dir: Path, dest: Path) -> None:
             wheel.extractall(dest)
 
 
-def inputs_key(runtime_dir: Path, figure_ids: list[str], dist_url: str) -> str:
-    """What a snapshot depends on: the core files, every wheel (via the lock), the page."""
+def runtime_digest(runtime_dir: Path) -> bytes:
+    """The runtime every snapshot depends on: the core files and every wheel (via the lock)."""
     digest = hashlib.sha256()
     for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"):
         digest.update(hashlib.sha256((runtime_dir / name).read_bytes()).digest())
+    return digest.digest()
+
+
+def inputs_key(runtime: bytes, figure_ids: list[str], dist_url: str) -> str:
+    """What one page's snapshot depends on: the runtime_digest, the maker, the page."""
+    digest = hashlib.sha256(runtime)
     digest.update(SCRIPT.read_bytes())
     digest.update(json.dumps([figure_ids, dist_url]).encode())
     return digest.hexdigest()[:32]
@@ -121,9 +127,10 @@ def make(
     tree = cache / "site-packages"
     shutil.rmtree(tree, ignore_errors=True)
     unpack_wheels(runtime_dir, tree)
+    runtime = runtime_digest(runtime_dir)  # read once, not once per page
 
     def one(slug: str) -> tuple[str, dict]:
-        key = inputs_key(runtime_dir, pages[slug], dist_url)
+        key = inputs_key(runtime, pages[slug], dist_url)
         state, meta = cache / f"{key}.bin.gz", cache / f"{key}.json"
         if not (state.is_file() and meta.is_file()):
             log(f"snapshot: making {slug or 'index'} ({', '.join(pages[slug])})")

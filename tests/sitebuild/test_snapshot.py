@@ -61,12 +61,13 @@ def test_a_bundle_unpacks_to_its_files(tmp_path):
 def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
     for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"):
         (tmp_path / name).write_bytes(name.encode())
-    key = snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
-    assert key == snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
-    assert key != snapshot.inputs_key(tmp_path, ["b", "a"], "/dist/")
-    assert key != snapshot.inputs_key(tmp_path, ["a", "b"], "/other/")
+    runtime = snapshot.runtime_digest(tmp_path)
+    key = snapshot.inputs_key(runtime, ["a", "b"], "/dist/")
+    assert key == snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"], "/dist/")
+    assert key != snapshot.inputs_key(runtime, ["b", "a"], "/dist/")
+    assert key != snapshot.inputs_key(runtime, ["a", "b"], "/other/")
     (tmp_path / "pyodide-lock.json").write_bytes(b"another wheel")
-    assert key != snapshot.inputs_key(tmp_path, ["a", "b"], "/dist/")
+    assert key != snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"], "/dist/")
 
 
 def test_the_maker_refuses_another_pyodide_version(tmp_path):
