@@ -222,14 +222,19 @@ def print_site(results: dict, found, args) -> None:
             f"PAGE {slug or '(index)'}  ({len(found[slug])} figures: {', '.join(found[slug])})"
             f" -- {args.runs} cold loads, median (min-max)"
         )
-        print("\n".join(report.load_table(title, r["loads"], r["warm"])))
-        print("\n".join(transfer_lines(r["loads"])))
-        if r["throttled"]:
-            print("\n".join(report.load_table(throttle_title(args), r["throttled"])))
-            print("\n".join(transfer_lines(r["throttled"], throttled=True)))
-        print(f"  control -> readout latency ({args.changes} changes each, ms):")
-        print("\n".join(report.latency_table(r["latency"])))
-        print_outside(r["loads"], r["blocked"])
+        print_measures(title, r, args, r["warm"], "changes each")
+
+
+def print_measures(title: str, r: dict, args, warm, per: str) -> None:
+    """One page's (or the baseline's) tables: cold loads, throttled loads, latency, requests."""
+    print("\n".join(report.load_table(title, r["loads"], warm)))
+    print("\n".join(transfer_lines(r["loads"])))
+    if r["throttled"]:
+        print("\n".join(report.load_table(throttle_title(args), r["throttled"])))
+        print("\n".join(transfer_lines(r["throttled"], throttled=True)))
+    print(f"  control -> readout latency ({args.changes} {per}, ms):")
+    print("\n".join(report.latency_table(r["latency"])))
+    print_outside(r["loads"], r["blocked"])
 
 
 def throttle_title(args) -> str:
@@ -253,14 +258,7 @@ def print_baseline(b: dict, args) -> None:
         "loads, median (min-max)\n  'figures-live' = end of Panel's render handler: live document "
         "embedded, loading spinner removed, document linked to the worker"
     )
-    print("\n".join(report.load_table(title, b["loads"])))
-    print("\n".join(transfer_lines(b["loads"])))
-    if b["throttled"]:
-        print("\n".join(report.load_table(throttle_title(args), b["throttled"])))
-        print("\n".join(transfer_lines(b["throttled"], throttled=True)))
-    print(f"  control -> readout latency ({args.changes} changes, ms):")
-    print("\n".join(report.latency_table(b["latency"])))
-    print_outside(b["loads"], b["blocked"])
+    print_measures(title, b, args, (), "changes")
     print(f"  URLs left pointing outside in the converted files: {b['outside'] or 'none'}")
     for note in b["notes"]:
         print(f"  note: {note}")
