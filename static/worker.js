@@ -57,8 +57,9 @@ async function download(url) {
   return response;
 }
 
-async function gunzip(download) {
-  const stream = (await download).body.pipeThrough(new DecompressionStream("gzip"));
+// A response's gzipped body, unpacked (the body is read only now, as it is unpacked).
+async function gunzip(response) {
+  const stream = (await response).body.pipeThrough(new DecompressionStream("gzip"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
