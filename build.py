@@ -162,8 +162,9 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     metas = {}
     if snapshots:
         folder = cache / "snapshots"
+        decoder = runtime.zstd_decoder(cache)
         metas = snapshot.make(
-            out / "runtime", figures, dist_url(base), runtime.PYODIDE_VERSION, folder, log
+            out / "runtime", figures, dist_url(base), runtime.PYODIDE_VERSION, folder, decoder, log
         )
     html = {}
     for page, (text, ids) in prose.items():

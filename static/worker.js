@@ -6,7 +6,7 @@
 // come back in one copy. The ordinary one starts Python, loads the wheels and builds the
 // figures. If anything about the snapshot does not fit, the page is told ("fallback") and
 // starts a new worker the ordinary way.
-importScripts("../runtime/pyodide.asm.js", "../runtime/pyodide.js");
+importScripts("../runtime/pyodide.asm.js", "../runtime/pyodide.js", "zstd.js");
 
 let live = null; // the figures.live module, once the figures are built
 
@@ -57,10 +57,14 @@ async function download(url) {
   return response;
 }
 
-// A response's gzipped body, unpacked (the body is read only now, as it is unpacked).
-async function gunzip(response) {
-  const stream = (await response).body.pipeThrough(new DecompressionStream("gzip"));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+// A download's zstd body, unpacked as it is read (it is read only from now on).
+async function unpack(decoder, response, size, what) {
+  const body = (await response).body; // a failed download says so itself
+  try {
+    return await unzstd(await decoder, body, size);
+  } catch (err) {
+    throw new Error(`${what} could not be unpacked: ${err.message || err}`);
+  }
 }
 
 // Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout).
@@ -138,12 +142,13 @@ function deserializeJs({ kind }) {
 async function startFromSnapshot(config) {
   const snap = config.snapshot;
   status(1, "downloading Python and the saved state of this page's figures");
+  const decoder = zstdDecoder(snap.decoder);
   const downloads = [download(snap.files), download(snap.state)];
-  downloads.forEach((d) => d.catch(() => {})); // reported when unpacked below
+  [decoder, ...downloads].forEach((d) => d.catch(() => {})); // reported when unpacked below
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
   await config.prerendered;
-  const files = gunzip(downloads[0]);
-  const heap = gunzip(downloads[1]);
+  const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
+  const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
   heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
   const relinked = beforeRestore(async (M) => {
     writeFiles(M.FS, await files);

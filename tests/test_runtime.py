@@ -6,10 +6,13 @@ re-hash it.
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 import re
 import subprocess
 import sys
+import tarfile
 import textwrap
 import zipfile
 from pathlib import Path
@@ -150,6 +153,25 @@ def test_installed_lock_describes_the_project_wheel(installed):
     assert entry["imports"] == ["demo_figures"]
     assert entry["depends"] == ["numpy", "panel"]
     assert entry["sha256"] == runtime.sha256_file(project)
+
+
+def test_the_zstd_decoder_is_the_pinned_webassembly(cache):
+    wasm = runtime.zstd_decoder(cache)
+    assert wasm[:4] == b"\0asm"
+    assert runtime.sha256_bytes(wasm) == runtime.ZSTD_DECODER_SHA256
+
+
+def test_a_decoder_other_than_the_pinned_one_is_refused(tmp_path):
+    """The decoder is taken out of a script in the npm tarball: another one fails the build."""
+    other = base64.b64encode(b"\0asm-not-the-one").decode()
+    script = f'const wasm = "{other}";'.encode()
+    tarball = tmp_path / "zstddec.tgz"
+    with tarfile.open(tarball, "w:gz") as archive:
+        member = tarfile.TarInfo(runtime.ZSTD_DECODER_SOURCE)
+        member.size = len(script)
+        archive.addfile(member, io.BytesIO(script))
+    with pytest.raises(RuntimeError, match=r"sha256 mismatch for zstd-decoder\.wasm"):
+        runtime.extract_zstd_decoder(tarball, tmp_path / "core")
 
 
 def test_install_copies_only_what_pages_load(installed):

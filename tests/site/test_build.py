@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 
 import jinja2
 import pytest
+import zstandard
 
 import build
 import pages
@@ -106,6 +107,12 @@ def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
         snapshot = config["snapshot"]
         assert _local_file(site, snapshot["state"]).stat().st_size > 1_000_000
         assert _local_file(site, snapshot["files"]).is_file()
+        assert _local_file(site, snapshot["decoder"]).read_bytes()[:4] == b"\0asm"
+        # The sizes the worker unpacks to are the ones the zstd frames record.
+        for key in ("state", "files"):
+            with _local_file(site, snapshot[key]).open("rb") as frame:
+                recorded = zstandard.frame_content_size(frame.read(18))
+            assert snapshot[f"{key}Bytes"] == recorded
         # numpy's libraries, in load order, each past the room left for the browser's own.
         tables = [lib["tableBase"] for lib in snapshot["libs"]]
         assert len(tables) > 10 and tables == sorted(tables)

@@ -4,12 +4,12 @@ Every way the snapshot can fail to fit (missing, from another Pyodide build, a b
 bundle) must end with the page live by the ordinary start, and the same numbers.
 """
 
-import gzip
 import json
 import re
 import struct
 
 import pytest
+import zstandard
 from playwright.sync_api import expect
 
 from attention.basics import context, query_scores, softmax
@@ -18,8 +18,8 @@ from figures.fmt import vec
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
-STATE = "**/runtime/snapshots/attention-without-weights.bin.gz"
-FILES = "**/runtime/site-packages.bin.gz"
+STATE = "**/runtime/snapshots/attention-without-weights.bin.zst"
+FILES = "**/runtime/site-packages.bin.zst"
 
 
 def fallback_reasons(v) -> list[str]:
@@ -57,22 +57,35 @@ def test_a_missing_snapshot_falls_back_to_the_ordinary_start(visit):
 
 def test_a_broken_files_bundle_falls_back_to_the_ordinary_start(visit):
     v = visit(POST1)
-    v.context.route(FILES, lambda route: route.fulfill(body=b"not a gzip stream"))
+    reasons = fallback_reasons(v)
+    v.context.route(FILES, lambda route: route.fulfill(body=b"not a zstd stream"))
     v.page.reload()
     assert_live_and_computing(v)
     assert start_of(v) == "ordinary"
+    assert any("the files bundle could not be unpacked" in r for r in reasons), reasons
 
 
-def other_build(heap_gz: bytes) -> bytes:
+def test_a_cut_short_snapshot_falls_back_to_the_ordinary_start(visit, site):
+    whole = (site / "runtime/snapshots/attention-without-weights.bin.zst").read_bytes()
+    v = visit(POST1)
+    reasons = fallback_reasons(v)
+    v.context.route(STATE, lambda route: route.fulfill(body=whole[: len(whole) // 2]))
+    v.page.reload()
+    assert_live_and_computing(v)
+    assert start_of(v) == "ordinary"
+    assert any("cut short" in r for r in reasons), reasons
+
+
+def other_build(frame: bytes) -> bytes:
     """The same snapshot stamped with another Pyodide build id (bytes 16..48 of its header)."""
-    heap = bytearray(gzip.decompress(heap_gz))
+    heap = bytearray(zstandard.ZstdDecompressor().decompress(frame))
     heap[16:48] = struct.pack("<8I", *range(1, 9))
-    return gzip.compress(bytes(heap), 1)
+    return zstandard.ZstdCompressor(level=1).compress(bytes(heap))
 
 
 def test_a_snapshot_from_another_pyodide_build_falls_back(visit, site):
     stamped = other_build(
-        (site / "runtime/snapshots/attention-without-weights.bin.gz").read_bytes()
+        (site / "runtime/snapshots/attention-without-weights.bin.zst").read_bytes()
     )
     v = visit(POST1)
     reasons = fallback_reasons(v)

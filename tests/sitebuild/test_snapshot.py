@@ -1,11 +1,11 @@
 """The snapshot build step: which files ship beside the heap, their bundle, the cache key."""
 
-import gzip
 import json
 import struct
 from pathlib import Path
 
 import pytest
+import zstandard
 
 import runtime
 from sitebuild import snapshot
@@ -19,7 +19,7 @@ def write(tree: Path, files: dict[str, bytes]) -> None:
 
 def unpack(bundle: bytes) -> dict[str, bytes]:
     """The worker's reading of a bundle, in Python."""
-    body = gzip.decompress(bundle)
+    body = zstandard.ZstdDecompressor().decompress(bundle)
     (n,) = struct.unpack("<I", body[:4])
     start = 4 + n
     return {
@@ -38,7 +38,11 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
             "pkg/style.css": b"css",
             "pkg/tests/test_pkg.py": b"test",
             "pkg/stubs.pyi": b"stub",
+            "pkg/_speedups.c": b"C source",
             "numpy/_core/include/numpy/x.h": b"header",
+            "numpy/_core/lib/libnpymath.a": b"static library",
+            "numpy/random/c_distributions.pxd": b"cython declarations",
+            "xyzservices-2026.9.1.data/data/share/providers.json": b"installer data",
             "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
             "plain.py": b"no bytecode",
         },
@@ -55,7 +59,15 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
 
 def test_a_bundle_unpacks_to_its_files(tmp_path):
     files = {"a/b.pyc": b"\x00\x01\x02", "c.css": b"x" * 1000, "empty.txt": b""}
-    assert unpack(snapshot.pack(files)) == files
+    assert unpack(snapshot.compress(snapshot.pack(files))) == files
+
+
+def test_a_compressed_frame_records_its_size():
+    """The worker is told how large each download unpacks: the build reads it from the frame."""
+    data = bytes(range(256)) * 1000
+    frame = snapshot.compress(data)
+    assert len(frame) < len(data) // 10
+    assert zstandard.frame_content_size(frame[:18]) == len(data)
 
 
 def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
@@ -79,11 +91,11 @@ def test_the_maker_refuses_another_pyodide_version(tmp_path):
         "figures": [],
         "distUrl": "/",
         "pyodide": "0.0.0",
-        "out": str(tmp_path / "s.bin.gz"),
+        "out": str(tmp_path / "s.heap"),
         "meta": str(tmp_path / "s.json"),
     }
     with pytest.raises(
         RuntimeError, match=f"need Pyodide 0.0.0, the runtime is {runtime.PYODIDE_VERSION}"
     ):
         snapshot.run_maker(args)
-    assert not (tmp_path / "s.bin.gz").exists()
+    assert not (tmp_path / "s.heap").exists()

@@ -1,0 +1,62 @@
+// Zstandard decoding for the worker (the memory snapshots are zstd frames: see
+// sitebuild/snapshot.py). The decoder is the zstd project's own, compiled to WebAssembly
+// (runtime/zstd-decoder.wasm); this file only feeds it a download chunk by chunk, so the
+// decoding keeps pace with the network, and collects its output in one buffer of known size.
+
+// Two { pointer, size, position } records of u32 in the decoder's memory: input, output.
+const IN = 0;
+const OUT = 12;
+
+async function zstdDecoder(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  const imports = { env: { emscripten_notify_memory_growth: () => {} } };
+  const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports);
+  return instance.exports;
+}
+
+// Decode the zstd frame that `chunks` (an async iterable of Uint8Array) carries, which must
+// unpack to exactly `size` bytes.
+async function unzstd(z, chunks, size) {
+  const inSize = z.ZSTD_DStreamInSize();
+  const outSize = z.ZSTD_DStreamOutSize();
+  const dctx = z.ZSTD_createDCtx();
+  const src = z.malloc(inSize);
+  const dst = z.malloc(outSize);
+  const records = z.malloc(24);
+  const out = new Uint8Array(size);
+  let filled = 0;
+  let hint = -1; // ZSTD_decompressStream's last answer: 0 once the frame is complete
+  // The decoder's memory may grow inside any call: take fresh views after each one.
+  const u32 = () => new Uint32Array(z.memory.buffer, records, 6);
+  try {
+    for await (const chunk of chunks) {
+      for (let at = 0; at < chunk.length; at += inSize) {
+        const part = chunk.subarray(at, at + inSize);
+        new Uint8Array(z.memory.buffer).set(part, src);
+        u32().set([src, part.length, 0], IN / 4);
+        let record;
+        do {
+          u32().set([dst, outSize, 0], OUT / 4);
+          hint = z.ZSTD_decompressStream(dctx, records + OUT, records + IN);
+          if (hint < 0) throw new Error(`not a valid zstd stream (zstd error ${-hint})`);
+          record = u32();
+          const n = record[OUT / 4 + 2];
+          if (filled + n > size) throw new Error(`it unpacks to more than ${size} bytes`);
+          out.set(new Uint8Array(z.memory.buffer, dst, n), filled);
+          filled += n;
+          // Go on while input is left, or while a full output buffer may hide more.
+        } while (record[IN / 4 + 2] < part.length || record[OUT / 4 + 2] === outSize);
+      }
+    }
+  } finally {
+    z.free(records);
+    z.free(dst);
+    z.free(src);
+    z.ZSTD_freeDCtx(dctx);
+  }
+  if (hint !== 0 || filled !== size) {
+    throw new Error(`it is cut short (${filled} of ${size} bytes)`);
+  }
+  return out;
+}
