@@ -10,7 +10,9 @@ marks (pre-render visible, the loading steps, figures live) and the bytes of eve
 context; then, in one more load with every outside request aborted, the latency from a control
 change to the figure's readout changing, for every figure. The baseline is the three-steps
 figure converted by `panel convert --to pyodide-worker`, served offline and measured the same
-way. Timings on a shared machine are noisy: read medians, not single runs.
+way. Both are served by sitebuild/serve.py, which behaves like the static host (text, scripts
+and WebAssembly gzipped on the wire, a ten-minute cache lifetime); the gzipping is done before
+the first timed load. Timings on a shared machine are noisy: read medians, not single runs.
 """
 
 import argparse
@@ -37,7 +39,7 @@ from bench.browser import (
     new_page,
     scenario_latency,
 )
-from sitebuild.serve import serve_in_thread
+from sitebuild.serve import CACHE_CONTROL, gzip_ahead, serve_in_thread
 
 BASE = "/attention-explained/"
 LATENCY_CHANGES = 20
@@ -181,6 +183,7 @@ def measure_site(browser, root: str, pages: list[str], found, args) -> dict:
 def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
     """Prepare the converted app, serve it, and measure it like a page."""
     folder, outside, notes = prepare_baseline(work, cache)
+    gzip_ahead(folder)
     server = serve_in_thread(folder, BASELINE_BASE)
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}{BASELINE_BASE}app.html"
@@ -307,6 +310,7 @@ def main(argv: list[str] | None = None) -> None:
             build.build(site, args.base)
         found = figure_pages(site)
         pages = choose_pages(found, args.pages)
+        gzip_ahead(site)
         server = serve_in_thread(site, args.base)
         root = f"http://127.0.0.1:{server.server_address[1]}{args.base}"
         baseline, why_not = None, None
@@ -320,6 +324,8 @@ def main(argv: list[str] | None = None) -> None:
                     baseline = measure_baseline(browser, args, runtime.default_cache_dir(), tmp)
                 except (RuntimeError, OSError, PlaywrightError) as err:
                     why_not = f"{type(err).__name__}: {err}"
+    print("served like the static host: text, scripts and WebAssembly gzipped on the wire,")
+    print(f"Cache-Control {CACHE_CONTROL} (sitebuild/serve.py)")
     print_site(results, found, args)
     if baseline:
         print_baseline(baseline, args)
