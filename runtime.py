@@ -631,20 +631,70 @@ def _datetime_types(with_pandas: bool) -> set[type]:
     ),
 )
 
+# Panel unlocks every parameter of an object around each internal edit (edit_readonly): twice
+# per widget event just for its busy counter, ten times per control change, about 300
+# attribute writes that the worker's slower Python pays on every change. The patched version
+# writes only the parameters that are locked; the others are already unlocked.
+PANEL_SPEED_PATCHES: tuple[tuple[str, str, str], ...] = (
+    (
+        "panel/util/parameters.py",
+        """\
+    params = parameterized.param.objects("existing").values()
+    readonlys = [p.readonly for p in params]
+    constants = [p.constant for p in params]
+    for p in params:
+        p.readonly = False
+        p.constant = False
+    try:
+        yield
+    except Exception:
+        raise
+    finally:
+        for (p, readonly) in zip(params, readonlys):
+            p.readonly = readonly
+        for (p, constant) in zip(params, constants):
+            p.constant = constant
+""",
+        """\
+    params = parameterized.param.objects("existing").values()
+    locked = [(p, p.readonly, p.constant) for p in params if p.readonly or p.constant]
+    for p, _, _ in locked:
+        p.readonly = False
+        p.constant = False
+    try:
+        yield
+    finally:
+        for p, readonly, constant in locked:
+            p.readonly = readonly
+            p.constant = constant
+""",
+    ),
+)
 
-def patch_bokeh(files: dict[str, bytes]) -> dict[str, bytes]:
-    """Apply BOKEH_PANDAS_PATCHES to bokeh's files; each original text must occur once."""
+
+def apply_patches(
+    files: dict[str, bytes], patches: tuple[tuple[str, str, str], ...], package: str
+) -> dict[str, bytes]:
+    """Apply (path, old, new) patches to a wheel's files; each old text must occur once."""
     patched = dict(files)
-    for path, old, new in BOKEH_PANDAS_PATCHES:
+    for path, old, new in patches:
         source = patched[path].decode()
         if source.count(old) != 1:
             raise RuntimeError(
-                f"bokeh patch does not apply: {path} has {source.count(old)} copies of\n{old}"
+                f"{package} patch does not apply: {path} has {source.count(old)} copies of\n{old}"
             )
         patched[path] = source.replace(old, new).encode()
-    for path in {p for p, _, _ in BOKEH_PANDAS_PATCHES}:
+    for path in {p for p, _, _ in patches}:
         compile(patched[path], path, "exec")  # a broken patch fails here, not in the browser
     return patched
+
+
+def patch_bokeh(files: dict[str, bytes]) -> dict[str, bytes]:
+    return apply_patches(files, BOKEH_PANDAS_PATCHES, "bokeh")
+
+
+def patch_panel(files: dict[str, bytes]) -> dict[str, bytes]:
+    return apply_patches(files, PANEL_SPEED_PATCHES, "panel")
 
 
 def keep_in_slim_bokeh(name: str) -> bool:
@@ -676,8 +726,8 @@ def slim_bokeh(full: Path, dest: Path) -> Path:
 
 
 def slim_panel(full: Path, dest: Path) -> Path:
-    """The JS-free panel wheel for the worker, from the full wheel."""
-    files = {n: d for n, d in read_wheel(full).items() if keep_in_slim_panel(n)}
+    """The JS-free panel wheel for the worker, from the full wheel, with PANEL_SPEED_PATCHES."""
+    files = patch_panel({n: d for n, d in read_wheel(full).items() if keep_in_slim_panel(n)})
     return write_wheel(dest / full.name, files)
 
 
@@ -794,7 +844,7 @@ def recipe_fingerprint() -> str:
         "pure": PURE_WHEELS,
         "source": SOURCE_WHEELS,
         "omitted": sorted(OMITTED_REQUIREMENTS),
-        "patches": BOKEH_PANDAS_PATCHES,
+        "patches": [BOKEH_PANDAS_PATCHES, PANEL_SPEED_PATCHES],
         "assets": [BOKEH_JS, PANEL_DIST_ASSET_DIRS, PANEL_DIST_SKIPPED],
     }
     return sha256_bytes(json.dumps(recipe, sort_keys=True).encode())

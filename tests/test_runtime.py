@@ -287,6 +287,56 @@ def test_patched_bokeh_sources(cache, manifest):
     assert "import pandas" not in init
 
 
+def patched_edit_readonly(cache, manifest):
+    """edit_readonly as the worker's panel wheel defines it (the module needs only param)."""
+    files = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))
+    namespace: dict = {}
+    exec(compile(files["panel/util/parameters.py"], "parameters.py", "exec"), namespace)
+    return namespace["edit_readonly"]
+
+
+def test_patched_panel_edits_as_panel_does_writing_only_locked_parameters(cache, manifest):
+    """Same states as Panel's own edit_readonly (the CPython side is the same release), fewer
+    writes: parameters that are neither readonly nor constant are left alone."""
+    import param
+    from panel.util.parameters import edit_readonly as panels
+
+    patched = patched_edit_readonly(cache, manifest)
+
+    class Thing(param.Parameterized):
+        fixed = param.Integer(1, constant=True)
+        shown = param.Integer(2, readonly=True)
+        free = param.Integer(3)
+
+    def run(edit_readonly, fail: bool) -> tuple[list, list[str]]:
+        thing, writes = Thing(name="thing"), []
+        original = param.Integer.__setattr__
+        param.Integer.__setattr__ = lambda p, k, v: (writes.append(p.name), original(p, k, v))
+        try:
+            with edit_readonly(thing):
+                thing.fixed, thing.shown = 10, 20
+                if fail:
+                    raise ValueError("an edit that fails")
+        except ValueError:
+            pass
+        finally:
+            param.Integer.__setattr__ = original
+        params = thing.param.objects("existing")
+        states = [(n, p.readonly, p.constant, getattr(thing, n)) for n, p in params.items()]
+        return states, writes
+
+    for fail in (False, True):
+        (theirs, their_writes), (ours, our_writes) = run(panels, fail), run(patched, fail)
+        assert ours == theirs
+        assert "free" in their_writes and "free" not in our_writes
+        assert len(our_writes) < len(their_writes)
+
+
+def test_panel_patch_refuses_source_it_does_not_recognise():
+    with pytest.raises(RuntimeError, match="panel patch does not apply"):
+        runtime.patch_panel({"panel/util/parameters.py": b"def edit_readonly(p): pass\n"})
+
+
 PANDAS_FREE_FIGURE = textwrap.dedent(
     """
     import datetime as dt
