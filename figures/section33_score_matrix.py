@@ -4,6 +4,7 @@ Pointing at a cell shows where it came from: a score is row i of the inputs dott
 a weight is that score's share of its row after softmax.
 """
 
+from functools import lru_cache
 from html import escape
 
 import numpy as np
@@ -137,10 +138,15 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     journey = TOKENS.index("journey")
 
+    @lru_cache(maxsize=len(MODES))
+    def picture_html(mode: str) -> str:
+        """The inputs are fixed in this figure: each mode's 36 cells are written out once."""
+        return matrix_html(X, mode, pointed=(journey, journey + 1))
+
     def draw() -> None:
         omega, alpha, _ = attend(X)
         M = omega if show.value == MODES[0] else alpha
-        picture.object = matrix_html(X, show.value, pointed=(journey, journey + 1))
+        picture.object = picture_html(show.value)
         readout.object = readout_html(
             [
                 ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
