@@ -34,6 +34,8 @@ PARALLEL = 2
 # zstd's highest ordinary level: about 25 s per heap on one core, paid once per change of
 # the figures or the runtime (the result is cached); levels 12-17 are 1-2 MB larger per heap.
 LEVEL = 19
+# Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
+KEEP = 12
 
 Log = Callable[..., None]
 
@@ -177,12 +179,16 @@ def make(
             state.with_suffix(".tmp").replace(state)
             meta.with_suffix(".tmp").replace(meta)
         shutil.copy(state, out / f"{slug}.bin.zst")
+        for used in (state, meta):
+            used.touch()  # recently used: kept by prune
         return slug, json.loads(meta.read_text())
 
     with ThreadPoolExecutor(PARALLEL) as pool:
         metas = dict(pool.map(one, pages))
     bundle = files_bundle(cache, runtime, metas.values(), site_packages)
     shutil.copy(bundle, runtime_dir / FILES)
+    bundle.touch()
+    prune(cache)
     if unpacked:
         shutil.rmtree(tree)
     total = sum((out / f"{s}.bin.zst").stat().st_size for s in pages) + bundle.stat().st_size
@@ -190,6 +196,18 @@ def make(
     with bundle.open("rb") as head:  # the frame header records the unpacked size
         files_bytes = zstandard.frame_content_size(head.read(18))
     return {slug: {**meta, "filesBytes": files_bytes} for slug, meta in metas.items()}
+
+
+def prune(cache: Path, keep: int = KEEP) -> None:
+    """Delete cached snapshots and bundles beyond the ``keep`` most recently used of each."""
+    for metas, payload in (("[0-9a-f]*.json", ".bin.zst"), ("files-*.bin.zst", None)):
+        entries = sorted(cache.glob(metas), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[keep:]:
+            old.unlink()
+            if payload:
+                old.with_suffix(payload).unlink(missing_ok=True)
+    for stale in cache.glob("*.bin.gz"):  # an earlier format
+        stale.unlink()
 
 
 def files_bundle(

@@ -1,6 +1,7 @@
 """The snapshot build step: which files ship beside the heap, their bundle, the cache key."""
 
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -99,3 +100,15 @@ def test_the_maker_refuses_another_pyodide_version(tmp_path):
     ):
         snapshot.run_maker(args)
     assert not (tmp_path / "s.heap").exists()
+
+
+def test_the_cache_keeps_the_most_recently_used_snapshots(tmp_path):
+    for age, key in enumerate(["aa", "bb", "cc"]):  # aa is the newest
+        for name in (f"{key}.json", f"{key}.bin.zst", f"files-{key}.bin.zst"):
+            (tmp_path / name).write_bytes(b"x")
+            os.utime(tmp_path / name, (1e9 - age, 1e9 - age))
+    (tmp_path / "dd.bin.gz").write_bytes(b"an earlier format")
+    snapshot.prune(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "aa.bin.zst", "aa.json", "bb.bin.zst", "bb.json", "files-aa.bin.zst", "files-bb.bin.zst"
+    ]  # fmt: skip
