@@ -6,7 +6,12 @@
 // come back in one copy. The ordinary one starts Python, loads the wheels and builds the
 // figures. If anything about the snapshot does not fit, the page is told ("fallback") and
 // starts a new worker the ordinary way.
-importScripts("../runtime/pyodide.asm.js", "../runtime/pyodide.js", "zstd.js");
+importScripts("zstd.js");
+
+// Pyodide's scripts, compiled only when needed: compiling 1.3 MB of JavaScript at once takes
+// a core the page needs while it draws its pre-render.
+const PYODIDE_SCRIPTS = ["../runtime/pyodide.asm.js", "../runtime/pyodide.js"];
+const loadPyodideScripts = () => importScripts(...PYODIDE_SCRIPTS);
 
 let live = null; // the figures.live module, once the figures are built
 
@@ -30,6 +35,7 @@ function wasmFailure() {
 }
 
 async function startOrdinary(config) {
+  loadPyodideScripts();
   status(1, "starting Python (Pyodide)");
   const pyodide = await Promise.race([loadPyodide({ indexURL }), wasmFailure()]);
   status(2, "loading numpy, Bokeh, Panel and the figures");
@@ -146,7 +152,9 @@ async function startFromSnapshot(config) {
   const downloads = [download(snap.files), download(snap.state)];
   [decoder, ...downloads].forEach((d) => d.catch(() => {})); // reported when unpacked below
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
+  PYODIDE_SCRIPTS.forEach((url) => fetch(url).catch(() => {})); // into the cache meanwhile
   await config.prerendered;
+  loadPyodideScripts();
   const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
   heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
