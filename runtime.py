@@ -435,7 +435,9 @@ def check_bokeh_version(version: str) -> None:
 # Bokeh 3.7.3 imports pandas on the figure path (ColumnDataSource(), figure(), datetime
 # serialization, property validation) only to test isinstance against pandas types. A pandas
 # object can exist only after pandas was imported, so each test first looks pandas up in
-# sys.modules and skips when it is absent. Each entry: file, original text, replacement.
+# sys.modules and skips when it is absent. The same constructor imports narwhals (about 5 MB
+# of every page's heap) even for a dict of columns: it now does so only for other data.
+# Each entry: file, original text, replacement.
 BOKEH_PANDAS_PATCHES: tuple[tuple[str, str, str], ...] = (
     (
         "bokeh/models/sources.py",
@@ -451,10 +453,11 @@ BOKEH_PANDAS_PATCHES: tuple[tuple[str, str, str], ...] = (
         """\
         import sys
 
-        import narwhals.stable.v1 as nw
         pd = sys.modules.get("pandas")
 
         if not isinstance(raw_data, dict):
+            import narwhals.stable.v1 as nw  # only for data that is not a dict of columns
+
             if nw.dependencies.is_into_dataframe(raw_data):
                 raw_data = self._data_from_df(raw_data)
             elif pd is not None and isinstance(raw_data, pd.core.groupby.GroupBy):
@@ -631,11 +634,30 @@ def _datetime_types(with_pandas: bool) -> set[type]:
     ),
 )
 
-# Panel unlocks every parameter of an object around each internal edit (edit_readonly): twice
-# per widget event just for its busy counter, ten times per control change, about 300
-# attribute writes that the worker's slower Python pays on every change. The patched version
-# writes only the parameters that are locked; the others are already unlocked.
-PANEL_SPEED_PATCHES: tuple[tuple[str, str, str], ...] = (
+# Two changes to Panel 1.7.5 for the worker. (1) It unlocks every parameter of an object
+# around each internal edit (edit_readonly): twice per widget event just for its busy counter,
+# ten times per control change, about 300 attribute writes that the worker's slower Python
+# pays on every change; the patched version writes only the parameters that are locked.
+# (2) Its Pyodide module patches requests and urllib for HTTP from Python, which imports
+# requests, urllib3 and their dependencies (several MB of every page's heap); the figures make
+# no HTTP request from Python (nor may the page, outside its origin), so that is left out.
+PANEL_PATCHES: tuple[tuple[str, str, str], ...] = (
+    (
+        "panel/io/pyodide.py",
+        """\
+try:
+    import pyodide_http
+    pyodide_http.patch_all()
+except Exception:
+    pyodide_http = None
+""",
+        """\
+try:
+    import pyodide_http  # not patch_all(): the figures make no HTTP request from Python
+except Exception:
+    pyodide_http = None
+""",
+    ),
     (
         "panel/util/parameters.py",
         """\
@@ -694,7 +716,7 @@ def patch_bokeh(files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def patch_panel(files: dict[str, bytes]) -> dict[str, bytes]:
-    return apply_patches(files, PANEL_SPEED_PATCHES, "panel")
+    return apply_patches(files, PANEL_PATCHES, "panel")
 
 
 def keep_in_slim_bokeh(name: str) -> bool:
@@ -726,7 +748,7 @@ def slim_bokeh(full: Path, dest: Path) -> Path:
 
 
 def slim_panel(full: Path, dest: Path) -> Path:
-    """The JS-free panel wheel for the worker, from the full wheel, with PANEL_SPEED_PATCHES."""
+    """The JS-free panel wheel for the worker, from the full wheel, with PANEL_PATCHES."""
     files = patch_panel({n: d for n, d in read_wheel(full).items() if keep_in_slim_panel(n)})
     return write_wheel(dest / full.name, files)
 
@@ -844,7 +866,7 @@ def recipe_fingerprint() -> str:
         "pure": PURE_WHEELS,
         "source": SOURCE_WHEELS,
         "omitted": sorted(OMITTED_REQUIREMENTS),
-        "patches": [BOKEH_PANDAS_PATCHES, PANEL_SPEED_PATCHES],
+        "patches": [BOKEH_PANDAS_PATCHES, PANEL_PATCHES],
         "assets": [BOKEH_JS, PANEL_DIST_ASSET_DIRS, PANEL_DIST_SKIPPED],
     }
     return sha256_bytes(json.dumps(recipe, sort_keys=True).encode())

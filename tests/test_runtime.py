@@ -333,8 +333,16 @@ def test_patched_panel_edits_as_panel_does_writing_only_locked_parameters(cache,
 
 
 def test_panel_patch_refuses_source_it_does_not_recognise():
+    files = {path: b"# another release\n" for path, _, _ in runtime.PANEL_PATCHES}
     with pytest.raises(RuntimeError, match="panel patch does not apply"):
-        runtime.patch_panel({"panel/util/parameters.py": b"def edit_readonly(p): pass\n"})
+        runtime.patch_panel(files)
+
+
+def test_patched_panel_leaves_http_from_python_unpatched(cache, manifest):
+    """requests and urllib3 stay out of the worker's heap: Panel no longer patches them."""
+    source = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))["panel/io/pyodide.py"]
+    assert b"import pyodide_http" in source
+    assert b"pyodide_http.patch_all()" not in source
 
 
 PANDAS_FREE_FIGURE = textwrap.dedent(
@@ -368,6 +376,7 @@ PANDAS_FREE_FIGURE = textwrap.dedent(
     source.stream({"x": np.array([5.0]), "y": np.array([6.0])})
     serialize_json(document.to_json())
     assert "pandas" not in sys.modules
+    assert "narwhals" not in sys.modules  # imported only for data other than a dict
     print("pandas-free")
     """
 )
