@@ -134,6 +134,14 @@ def refetch(url: str) -> bytes:
         return reply.read()
 
 
+def from_cache(response) -> bool:
+    """Whether the HTTP cache answered (DevTools then reports a negative body size)."""
+    try:
+        return response.request.sizes()["responseBodySize"] < 0
+    except Exception:
+        return False
+
+
 def body_sizes(responses: list) -> tuple[int, int, int]:
     """(raw bytes, gzip bytes, bodies re-fetched) over ``responses``.
 
@@ -143,6 +151,8 @@ def body_sizes(responses: list) -> tuple[int, int, int]:
     raw = zipped = refetched = 0
     for response in responses:
         if 300 <= response.status < 400:  # a revalidation (304) or redirect carries no body
+            continue
+        if from_cache(response):  # fetched earlier in the same load: counted then
             continue
         try:
             body = response.body()

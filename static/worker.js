@@ -152,7 +152,9 @@ async function startFromSnapshot(config) {
   const downloads = [download(snap.files), download(snap.state)];
   [decoder, ...downloads].forEach((d) => d.catch(() => {})); // reported when unpacked below
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
-  PYODIDE_SCRIPTS.forEach((url) => fetch(url).catch(() => {})); // into the cache meanwhile
+  // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
+  // would not keep them), for importScripts below.
+  PYODIDE_SCRIPTS.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
   await config.prerendered;
   loadPyodideScripts();
   const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
