@@ -13,9 +13,9 @@ against a sha256 before use:
   ``zstddec``.
 
 ``ensure_cache`` assembles all of it once into a cache outside ``site/`` (slim wheels, a
-pandas-free bokeh, the browser-side JS/CSS) and writes a manifest, so later builds only
-re-hash the cache and need no network. ``install`` copies just the files pages load into
-``site/runtime/`` with a trimmed ``pyodide-lock.json``.
+pandas-free bokeh, a Panel patched for the worker, the browser-side JS/CSS) and writes a
+manifest, so later builds only re-hash the cache and need no network. ``install`` copies
+just the files pages load into ``site/runtime/`` with a trimmed ``pyodide-lock.json``.
 """
 
 from __future__ import annotations
