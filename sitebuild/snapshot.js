@@ -68,7 +68,7 @@ async function loadLibraries(M, names) {
 // Freed memory still holds what was there (mostly the objects Python built and dropped while
 // importing): allocate every free block malloc has, without growing the heap, fill it with
 // zeros and free it again, so that the saved heap compresses better. Python's own free lists
-// inside its arenas are not reached; they are a small part.
+// inside its arenas are not reached.
 function zeroFreeMemory(M) {
   const footprint = M._malloc_footprint();
   M._malloc_set_footprint_limit(footprint); // malloc fails rather than growing the heap
@@ -129,7 +129,6 @@ json.dumps(sorted(files))
   const meta = {
     pyodide: pyodide.version,
     heapBytes: heap.length,
-    tableRoom: TABLE_ROOM,
     tableAfterLibs,
     libs,
     imported: JSON.parse(imported),

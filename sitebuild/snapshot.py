@@ -156,12 +156,19 @@ def make(
             unpacked = True
         return tree
 
-    if any(not (cache / f"{key}.json").is_file() for key in keys.values()):
-        site_packages()
+    def entry(key: str) -> tuple[Path, Path]:
+        """A page's cached heap and metadata."""
+        return cache / f"{key}.bin.zst", cache / f"{key}.json"
+
+    def cached(key: str) -> bool:
+        return all(path.is_file() for path in entry(key))
+
+    if not all(cached(key) for key in keys.values()):
+        site_packages()  # here, before the pages are made in parallel
 
     def one(slug: str) -> tuple[str, dict]:
-        state, meta = cache / f"{keys[slug]}.bin.zst", cache / f"{keys[slug]}.json"
-        if not (state.is_file() and meta.is_file()):
+        state, meta = entry(keys[slug])
+        if not cached(keys[slug]):
             log(f"snapshot: making {slug or 'index'} ({', '.join(pages[slug])})")
             heap = state.with_suffix(".heap")
             args = {
@@ -235,6 +242,5 @@ def page_config(base: str, slug: str, meta: dict) -> dict:
         "files": f"{base}runtime/{FILES}",
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],
-        "tableRoom": meta["tableRoom"],
         "tableAfterLibs": meta["tableAfterLibs"],
     }
