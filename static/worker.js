@@ -148,7 +148,7 @@ function deserializeJs({ kind }) {
 async function startFromSnapshot(config) {
   const snap = config.snapshot;
   status(1, "downloading Python and the saved state of this page's figures");
-  const decoder = zstdDecoder(snap.decoder);
+  const decoder = zstdDecoder(download(snap.decoder));
   const downloads = [download(snap.files), download(snap.state)];
   [decoder, ...downloads].forEach((d) => d.catch(() => {})); // reported when unpacked below
   // Unpacking and restoring take a core each: let the page draw its pre-render first.

@@ -7,11 +7,11 @@
 const IN = 0;
 const OUT = 12;
 
-async function zstdDecoder(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+// The decoder's exports, from the (promised) response that downloads it.
+async function zstdDecoder(response) {
   const imports = { env: { emscripten_notify_memory_growth: () => {} } };
-  const { instance } = await WebAssembly.instantiate(await response.arrayBuffer(), imports);
+  const bytes = await (await response).arrayBuffer();
+  const { instance } = await WebAssembly.instantiate(bytes, imports);
   return instance.exports;
 }
 
