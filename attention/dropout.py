@@ -41,9 +41,18 @@ def dropout(
     p = check_probability(p)
     if p == 1.0:
         return np.zeros_like(weights)
-    keep = rng.random(weights.shape) >= p  # P(u >= p) = 1 - p for u uniform on [0, 1)
-    dropped = weights * keep
+    dropped = weights * keep_mask(weights.shape, p, rng)
     return dropped * survivor_scale(p) if scale else dropped
+
+
+def keep_mask(shape: tuple[int, ...], p: float, rng: np.random.Generator) -> np.ndarray:
+    """Which entries a dropout pass keeps, each with probability 1 - p. -> bool, ``shape``
+
+    p = 1 keeps nothing and draws no random numbers.
+    """
+    if p == 1.0:
+        return np.zeros(shape, dtype=bool)
+    return rng.random(shape) >= p  # P(u >= p) = 1 - p for u uniform on [0, 1)
 
 
 def death_probability(weights: np.ndarray, p: float) -> np.ndarray:
@@ -77,12 +86,8 @@ def dropout_stats(
     weights = check_array(weights, "weights", 2)
     n_draws = check_positive_int(n_draws, "n_draws")
     p = check_probability(p)
-    if p == 1.0:  # every weight dropped, as dropout does it: no random numbers drawn
-        keep = np.zeros((n_draws, *weights.shape), dtype=bool)
-        factor = 0.0
-    else:
-        keep = rng.random((n_draws, *weights.shape)) >= p
-        factor = survivor_scale(p) if scale else 1.0
+    keep = keep_mask((n_draws, *weights.shape), p, rng)  # the draws n dropout passes make
+    factor = 0.0 if p == 1.0 else (survivor_scale(p) if scale else 1.0)
     # Per pass and row, the kept weights' sum and how many non-zero weights were kept, as
     # one (n, T*T) @ (T*T, 2T) product: numpy's reductions over an axis of six, or batches of
     # tiny products, are several times slower than one plain matrix product.
