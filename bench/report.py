@@ -1,6 +1,7 @@
 """Plain-text tables: medians with min-max over runs, latency percentiles, ratios."""
 
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 
 from bench.browser import Load
@@ -77,9 +78,8 @@ def load_table(title: str, loads: Sequence[Load], warm: Sequence[Load] = ()) -> 
         f"{spread([x.gzip_bytes for x in loads], megabytes)}"
     )
     lines.append(f"  {'requests':<44} {spread([x.requests for x in loads], str)}")
-    starts = ", ".join(
-        sorted({f"{x.start or '-'} x{[y.start for y in loads].count(x.start)}" for x in loads})
-    )
+    counts = Counter(x.start or "-" for x in loads)
+    starts = ", ".join(f"{start} x{n}" for start, n in sorted(counts.items()))
     lines.append(f"  {'Python started from':<44} {starts}")
     if pending := max(x.still_loading for x in loads):
         lines.append(f"  ({pending} response(s) still loading 5 s after live, not counted)")
