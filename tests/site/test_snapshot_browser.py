@@ -18,7 +18,8 @@ from figures.fmt import vec
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
-STATE = "**/runtime/snapshots/attention-without-weights.bin.zst"
+SNAPSHOT_FILE = "runtime/snapshots/attention-without-weights.bin.zst"  # under the site
+STATE = f"**/{SNAPSHOT_FILE}"
 FILES = "**/runtime/site-packages.bin.zst"
 
 
@@ -55,24 +56,26 @@ def test_a_missing_snapshot_falls_back_to_the_ordinary_start(visit):
     assert start_of(v) == "ordinary"
 
 
-def test_a_broken_files_bundle_falls_back_to_the_ordinary_start(visit):
+def answered_by(visit, pattern: str, handler) -> list[str]:
+    """Post 1 with the requests matching ``pattern`` answered by ``handler``: it must go live the
+    ordinary way and compute CPython's numbers. Returns the reasons the page gave."""
     v = visit(POST1)
     reasons = fallback_reasons(v)
-    v.context.route(FILES, lambda route: route.fulfill(body=b"not a zstd stream"))
+    v.context.route(pattern, handler)
     v.page.reload()
     assert_live_and_computing(v)
     assert start_of(v) == "ordinary"
+    return reasons
+
+
+def test_a_broken_files_bundle_falls_back_to_the_ordinary_start(visit):
+    reasons = answered_by(visit, FILES, lambda route: route.fulfill(body=b"not a zstd stream"))
     assert any("the files bundle could not be unpacked" in r for r in reasons), reasons
 
 
 def test_a_cut_short_snapshot_falls_back_to_the_ordinary_start(visit, site):
-    whole = (site / "runtime/snapshots/attention-without-weights.bin.zst").read_bytes()
-    v = visit(POST1)
-    reasons = fallback_reasons(v)
-    v.context.route(STATE, lambda route: route.fulfill(body=whole[: len(whole) // 2]))
-    v.page.reload()
-    assert_live_and_computing(v)
-    assert start_of(v) == "ordinary"
+    whole = (site / SNAPSHOT_FILE).read_bytes()
+    reasons = answered_by(visit, STATE, lambda route: route.fulfill(body=whole[: len(whole) // 2]))
     assert any("cut short" in r for r in reasons), reasons
 
 
@@ -84,22 +87,14 @@ def other_build(frame: bytes) -> bytes:
 
 
 def test_a_snapshot_from_another_pyodide_build_falls_back(visit, site):
-    stamped = other_build(
-        (site / "runtime/snapshots/attention-without-weights.bin.zst").read_bytes()
-    )
-    v = visit(POST1)
-    reasons = fallback_reasons(v)
-    v.context.route(STATE, lambda route: route.fulfill(body=stamped))
-    v.page.reload()
-    assert_live_and_computing(v)
-    assert start_of(v) == "ordinary"
+    stamped = other_build((site / SNAPSHOT_FILE).read_bytes())
+    reasons = answered_by(visit, STATE, lambda route: route.fulfill(body=stamped))
     assert any("build id mismatch" in r for r in reasons), reasons
 
 
 def test_libraries_that_would_not_land_where_they_were_fall_back(visit):
     """The worker checks the function table before re-linking numpy: a snapshot whose libraries
     sat lower than this browser's own table entries is refused, not restored."""
-    v = visit(POST1)
 
     def page_with_low_table_bases(route):
         html = route.fetch().text()
@@ -109,9 +104,5 @@ def test_libraries_that_would_not_land_where_they_were_fall_back(visit):
             lib["tableBase"] = 1
         route.fulfill(body=head + json.dumps(data) + tail, content_type="text/html")
 
-    reasons = fallback_reasons(v)
-    v.context.route(f"**/{POST1}", page_with_low_table_bases)
-    v.page.reload()
-    assert_live_and_computing(v)
-    assert start_of(v) == "ordinary"
+    reasons = answered_by(visit, f"**/{POST1}", page_with_low_table_bases)
     assert any("function table" in r for r in reasons), reasons
