@@ -114,6 +114,9 @@
 
   function onDocumentChange(event) {
     if (patching > 0 || event.setter_id === "py" || !worker || !jsdoc) return;
+    // Text is drawn, never read: a label rewritten on the page (a DiscreteSlider's link does
+    // that as its handle moves) is not Python's business, which sets the same text itself.
+    if (event.attr === "text") return;
     if (!busy) return send([event]);
     if (event.model && event.attr) {
       queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
