@@ -634,13 +634,16 @@ def _datetime_types(with_pandas: bool) -> set[type]:
     ),
 )
 
-# Two changes to Panel 1.7.5 for the worker. (1) It unlocks every parameter of an object
+# Three changes to Panel 1.7.5 for the worker. (1) It unlocks every parameter of an object
 # around each internal edit (edit_readonly): twice per widget event just for its busy counter,
 # ten times per control change, about 300 attribute writes that the worker's slower Python
 # pays on every change; the patched version writes only the parameters that are locked.
 # (2) Its Pyodide module patches requests and urllib for HTTP from Python, which imports
 # requests, urllib3 and their dependencies (several MB of every page's heap); the figures make
 # no HTTP request from Python (nor may the page, outside its origin), so that is left out.
+# (3) A new object for an HTML pane (every readout, on every change) recomputes all of the
+# pane's properties, the design's stylesheets among them (about 0.5 ms in CPython, several
+# times that in the worker); what changed is the text alone, so only the text is sent.
 PANEL_PATCHES: tuple[tuple[str, str, str], ...] = (
     (
         "panel/io/pyodide.py",
@@ -689,6 +692,31 @@ except Exception:
         for p, readonly, constant in locked:
             p.readonly = readonly
             p.constant = constant
+""",
+    ),
+    (
+        "panel/pane/markup.py",
+        """\
+        if self.sanitize_html:
+            text = self.sanitize_hook(text)
+        return dict(object=escape(text))
+
+
+class DataFrame(HTML):
+""",
+        """\
+        if self.sanitize_html:
+            text = self.sanitize_hook(text)
+        return dict(object=escape(text))
+
+    def _update(self, ref, model):
+        # Re-rendered for object, sanitize_html or sanitize_hook: each changes the text alone.
+        if type(self) is not HTML or self.enable_streaming:
+            return super()._update(ref, model)
+        model.update(**self._process_param_change({"object": self.object}))
+
+
+class DataFrame(HTML):
 """,
     ),
 )

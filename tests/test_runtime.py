@@ -502,3 +502,64 @@ def test_precompile_without_cpython_312_ships_sources(tmp_path, cache, monkeypat
     runtime.install(cache, tmp_path, [], precompile=True, log=logs.append)
     assert any("no CPython 3.12" in line for line in logs)
     assert not [w for w in tmp_path.glob("*.whl") if pyc_headers(w)]
+
+
+def patched_markup(cache, manifest):
+    """panel.pane.markup as the worker's panel wheel defines it, imported beside Panel's own
+    (its relative imports resolve into the installed Panel, the same release)."""
+    import importlib.util
+    import sys
+
+    source = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))["panel/pane/markup.py"]
+    spec = importlib.util.spec_from_loader("panel.pane._patched_markup", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "panel.pane"
+    sys.modules[spec.name] = module  # dataclasses and param look classes up by module
+    try:
+        exec(compile(source, "markup.py", "exec"), module.__dict__)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_patched_html_pane_updates_to_the_same_model_as_panels(cache, manifest):
+    """A new object for an HTML pane leaves its Bokeh model exactly as Panel's own update
+    does, while recomputing only the text (not the design's properties and stylesheets)."""
+    from unittest import mock
+
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.model import Model
+    from panel.theme.base import Design
+
+    def plain(value):
+        """A property value with models as their type and properties (ids differ per run)."""
+        if isinstance(value, Model):
+            props = value.properties_with_values(include_defaults=False)
+            return type(value).__name__, {k: plain(v) for k, v in props.items()}
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return value
+
+    objects = ['<dl class="readout"><dt>a &amp; b</dt><dd>0.4419</dd></dl>', "", "<p>é ≥ √</p>"]
+
+    def updates(cls) -> tuple[list[dict], int]:
+        """The model's properties after each new object, and how often the design was asked."""
+        pane = cls("<p>first</p>", sizing_mode="stretch_width", margin=(4, 8), stylesheets=["x"])
+        doc = Document()
+        doc.add_root(pane.get_root(doc))
+        model = pane._models[next(iter(pane._models))][0]
+        states = []
+        with mock.patch.object(Design, "params", autospec=True, side_effect=Design.params) as asked:
+            for obj in objects:
+                pane.object = obj
+                states.append({k: plain(v) for k, v in model.properties_with_values().items()})
+        return states, asked.call_count
+
+    ours, our_design_calls = updates(patched_markup(cache, manifest).HTML)
+    theirs, their_design_calls = updates(pn.pane.HTML)
+    assert ours == theirs
+    assert [state["text"] for state in ours] == [
+        pn.pane.HTML(obj)._process_param_change({"object": obj})["text"] for obj in objects
+    ]
+    assert their_design_calls > 0 and our_design_calls == 0
