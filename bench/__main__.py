@@ -96,8 +96,8 @@ def scenarios(figure_ids: list[str]) -> list[dict]:
 
     out = []
     if "divisor" in figure_ids and 4096 in divisor.D_KS:
-        at = {"kind": "slider", "value": divisor.D_KS.index(4096)}
-        default = divisor.D_KS.index(divisor.DEFAULT_D_K)
+        at = {"kind": "slider", "value": "4096"}  # the slider's values are its labels
+        default = str(divisor.DEFAULT_D_K)
         out += [
             ("divisor switch, d_k=4096", "divisor", [at], {"kind": "radio"}),
             (

@@ -94,6 +94,7 @@
       return "select";
     if ("start" in p && "end" in p && typeof model.value === "number" && model.end > model.start)
       return "slider";
+    if ("categories" in p && model.categories.length > 1) return "slider"; // values by name
     if ("labels" in p && typeof model.active === "number" && model.labels.length > 1)
       return "radio";
     if ("label" in p && typeof model.active === "boolean") return "toggle";
@@ -104,7 +105,8 @@
   const PREFERENCE = ["select", "slider", "radio", "toggle", "spinner"];
 
   function describe(model, kind) {
-    const range = kind === "slider" ? `${model.start}..${model.end}` : "";
+    const ends = model.categories ? [model.categories[0], model.categories.at(-1)] : [model.start, model.end];
+    const range = kind === "slider" ? ends.join("..") : "";
     const text = model.title || model.label || (model.labels || []).join(" / ") || range;
     return `${kind} "${text}"`;
   }
@@ -138,6 +140,10 @@
       const options = model.options.map((o) => (Array.isArray(o) ? o[0] : o));
       const i = Math.max(0, options.indexOf(model.value));
       return [...options.slice(i), ...options.slice(0, i)];
+    }
+    if (kind === "slider" && model.categories) {
+      const at = (share) => model.categories[Math.round((model.categories.length - 1) * share)];
+      return [model.value, at(1 / 3) !== model.value ? at(1 / 3) : at(2 / 3)];
     }
     if (kind === "slider") {
       const step = model.step || 1;

@@ -21,6 +21,7 @@ from attention.cost import (
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
+from figures.widgets import ChoiceSlider
 
 ID = "cost"
 TITLE = "What n squared costs"
@@ -78,7 +79,7 @@ def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_lab
 
 def view() -> pn.viewable.Viewable:
     """The figure: length slider, bytes per score, card size; memory and time against n."""
-    length = pn.widgets.DiscreteSlider(
+    length = ChoiceSlider(
         name="Context length n",
         options={length_label(n): n for n in LENGTHS},
         value=GPT41_CONTEXT,

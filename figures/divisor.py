@@ -18,6 +18,7 @@ from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
 from figures.fmt import integer, num, percent, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
+from figures.widgets import ChoiceSlider
 
 ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"
@@ -138,7 +139,7 @@ def _row_plot(row: ColumnDataSource):
 
 def view() -> pn.viewable.Viewable:
     """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
-    d_k = pn.widgets.DiscreteSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
+    d_k = ChoiceSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
     divisor = pn.widgets.RadioButtonGroup(
         name="Divide the scores by", options=DIVISORS, value=False, button_type="default"
     )

@@ -42,14 +42,13 @@
   };
 
   // The visible name of a Bokeh widget whose shadow root is `root`: its slider title without
-  // the value, its <label>, or (Panel's DiscreteSlider) the text drawn just before it.
+  // the value, or its <label>.
   function widgetName(root) {
     const title = root.querySelector(".bk-slider-title");
     const own = title
       ? [...title.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent)
       : [root.querySelector("label")?.textContent];
-    const before = root.host.previousElementSibling?.shadowRoot?.textContent ?? "";
-    return (own.join("").trim() || before.split(":")[0]).replace(/:\s*$/, "").trim();
+    return own.join("").replace(/:\s*$/, "").trim();
   }
 
   // Bokeh draws slider handles and spin buttons without accessible names: name them after the
@@ -114,9 +113,6 @@
 
   function onDocumentChange(event) {
     if (patching > 0 || event.setter_id === "py" || !worker || !jsdoc) return;
-    // Text is drawn, never read: a label rewritten on the page (a DiscreteSlider's link does
-    // that as its handle moves) is not Python's business, which sets the same text itself.
-    if (event.attr === "text") return;
     if (!busy) return send([event]);
     if (event.model && event.attr) {
       queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));

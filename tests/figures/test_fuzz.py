@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import figures
+from figures.widgets import ChoiceSlider
 from tests.figures import probe
 
 HUGE = 1e308
@@ -45,7 +46,7 @@ def strategy(widget: pn.widgets.Widget) -> st.SearchStrategy | None:
         return st.just("click")
     if isinstance(widget, (pn.widgets.Toggle, pn.widgets.Checkbox)):
         return st.booleans()
-    if isinstance(widget, (pn.widgets.Select, pn.widgets.DiscreteSlider)):
+    if isinstance(widget, (pn.widgets.Select, ChoiceSlider)):
         return st.sampled_from(_options(widget))
     if isinstance(widget, (pn.widgets.RadioButtonGroup, pn.widgets.RadioBoxGroup)):
         return st.sampled_from(_options(widget))

@@ -143,7 +143,7 @@ def test_each_figure_has_a_labelled_control_reached_by_tab(live, site, path):
     [
         ("attention-without-weights/", "depth"),  # slider
         ("attention-without-weights/", "three-steps"),  # select
-        ("trainable-attention/", "divisor"),  # discrete slider
+        ("trainable-attention/", "divisor"),  # slider over named values
         ("trainable-attention/", "three-modes"),  # radio buttons
     ],
 )

@@ -1,0 +1,62 @@
+"""A slider over a few chosen values (key widths, context lengths) that shows the chosen one.
+
+Panel's DiscreteSlider draws its value in a separate text model, which a JavaScript link
+rewrites as the handle moves; every rewrite makes Bokeh lay out the whole figure again, about
+9 ms of the page's main thread per step, measured, while the reader waits for the figure.
+Bokeh's own CategoricalSlider shows the value in its title, as every other slider does.
+"""
+
+from typing import ClassVar
+
+import panel as pn
+import param
+from bokeh.models import CategoricalSlider
+
+
+class ChoiceSlider(pn.widgets.Widget):
+    """Pick one of ``options`` (a list of values, or a dict of label -> value) by sliding.
+
+    ``value`` is the chosen value itself; the page sees its label (``str(value)`` for a list).
+    """
+
+    options = param.ClassSelector(
+        class_=(list, dict), default=[], constant=True, doc="The values, in order."
+    )
+    # Refuses anything but an option once __init__ has given it the objects.
+    value = param.Selector(
+        objects=[], check_on_set=True, allow_None=True, doc="The chosen value: one of the options."
+    )
+
+    _widget_type: ClassVar[type] = CategoricalSlider
+    _rename: ClassVar[dict[str, str]] = {"name": "title", "options": "categories"}
+
+    def __init__(self, **params) -> None:
+        value = params.pop("value", None)
+        super().__init__(**params)
+        self.param.value.objects = self.values
+        self.param.value.allow_None = False
+        self.value = self.values[0] if value is None else value
+
+    @property
+    def labels(self) -> list[str]:
+        if isinstance(self.options, dict):
+            return list(self.options)
+        return [str(v) for v in self.options]
+
+    @property
+    def values(self) -> list:
+        return list(self.options.values()) if isinstance(self.options, dict) else list(self.options)
+
+    def _process_param_change(self, params: dict) -> dict:
+        params = super()._process_param_change(params)
+        if "categories" in params:
+            params["categories"] = self.labels
+        if "value" in params:
+            params["value"] = self.labels[self.values.index(params["value"])]
+        return params
+
+    def _process_property_change(self, msg: dict) -> dict:
+        msg = super()._process_property_change(msg)
+        if "value" in msg:
+            msg["value"] = self.values[self.labels.index(msg["value"])]
+        return msg
