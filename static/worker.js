@@ -145,18 +145,40 @@ function deserializeJs({ kind }) {
   throw new Error(`the snapshot refers to an unknown JavaScript object (${kind})`);
 }
 
+// Pyodide fetches its WebAssembly and its standard library itself: while it starts, answer
+// those two requests with the copies unpacked from zstd (url -> promise of the bytes).
+async function withUnpacked(unpacked, run) {
+  const fetch = self.fetch;
+  self.fetch = (url, init) => {
+    const bytes = unpacked.get(String(url));
+    if (!bytes) return fetch(url, init);
+    const type = String(url).endsWith(".wasm") ? "application/wasm" : "application/zip";
+    return bytes.then((body) => new Response(body, { headers: { "Content-Type": type } }));
+  };
+  try {
+    return await run();
+  } finally {
+    self.fetch = fetch;
+  }
+}
+
 async function startFromSnapshot(config) {
   const snap = config.snapshot;
   status(1, "downloading Python and the saved state of this page's figures");
   const decoder = zstdDecoder(download(snap.decoder));
   const downloads = [download(snap.files), download(snap.state)];
-  [decoder, ...downloads].forEach((d) => d.catch(() => {})); // reported when unpacked below
+  const packed = snap.packed.map((p) => ({ ...p, download: download(p.url) }));
+  // Each failure is reported when its download is unpacked, below.
+  [decoder, ...downloads, ...packed.map((p) => p.download)].forEach((d) => d.catch(() => {}));
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
   // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
   // would not keep them), for importScripts below.
   PYODIDE_SCRIPTS.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
   await config.prerendered;
   loadPyodideScripts();
+  const unpacked = new Map(
+    packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
+  );
   const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
   heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
@@ -164,12 +186,15 @@ async function startFromSnapshot(config) {
     writeFiles(M.FS, await files);
     await relink(M, snap);
   });
-  // Pyodide starts downloading its WebAssembly at once and waits for the heap to create it.
-  const pyodide = await Promise.race([
-    loadPyodide({ indexURL, _loadSnapshot: heap, _snapshotDeserializer: deserializeJs }),
-    wasmFailure(),
-    relinked,
-  ]);
+  // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
+  const pyodide = await withUnpacked(unpacked, () =>
+    Promise.race([
+      loadPyodide({ indexURL, _loadSnapshot: heap, _snapshotDeserializer: deserializeJs }),
+      wasmFailure(),
+      relinked,
+      Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
+    ]),
+  );
   status(3, "drawing the figures");
   live = pyodide.pyimport("figures.live");
   return live.render();

@@ -7,8 +7,10 @@ re-hash it.
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -190,6 +192,38 @@ def test_install_copies_only_what_pages_load(installed):
     assert not any(n.startswith(("pandas", "pillow", "provisa")) for n in present)
     expected_names = {*runtime.PURE_WHEELS, *runtime.SOURCE_WHEELS, *runtime.OFFICIAL_PACKAGES}
     assert set(names) == expected_names | {"demo-figures"}
+
+
+def test_the_standard_library_ships_stored_with_the_same_members(installed, cache):
+    """Pyodide's python_stdlib.zip, every member stored instead of deflated: same names, order,
+    dates and bytes, and smaller once the whole archive is compressed."""
+    dest, _, _ = installed
+    official = cache / runtime.CORE / "python_stdlib.zip"
+    with zipfile.ZipFile(official) as theirs, zipfile.ZipFile(dest / "python_stdlib.zip") as ours:
+        assert [i.filename for i in ours.infolist()] == [i.filename for i in theirs.infolist()]
+        assert [i.date_time for i in ours.infolist()] == [i.date_time for i in theirs.infolist()]
+        assert {i.compress_type for i in ours.infolist()} == {zipfile.ZIP_STORED}
+        assert any(i.compress_type == zipfile.ZIP_DEFLATED for i in theirs.infolist())
+        assert all(ours.read(i.filename) == theirs.read(i) for i in theirs.infolist())
+    shipped = (dest / "python_stdlib.zip").read_bytes()
+    assert runtime.stored_zip(official.read_bytes()) == shipped  # the same bytes every build
+    assert len(gzip.compress(shipped, 6)) < len(gzip.compress(official.read_bytes(), 6))
+
+
+def test_python_imports_from_a_stored_archive(tmp_path):
+    deflated = tmp_path / "deflated.zip"
+    with zipfile.ZipFile(deflated, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("shipped/__init__.py", "ANSWER = 42\n")
+    stored = tmp_path / "stored.zip"
+    stored.write_bytes(runtime.stored_zip(deflated.read_bytes()))
+    done = subprocess.run(
+        [sys.executable, "-c", "import shipped; print(shipped.ANSWER, shipped.__file__)"],
+        env={**os.environ, "PYTHONPATH": str(stored)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["42", str(stored / "shipped" / "__init__.py")]
 
 
 def test_project_wheel_needing_an_unshipped_package_is_refused(tmp_path, cache):

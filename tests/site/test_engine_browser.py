@@ -64,7 +64,7 @@ def test_editing_an_embedding_number_recomputes(post1):
 
 
 def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
-    v = visit(POST1, block="**/pyodide.asm.wasm")
+    v = visit(POST1, block="**/pyodide.asm.wasm*")  # the file, and its zstd copy
     v.wait_for("failed")
     assert v.readout("three-steps", "context") == "[0.4419, 0.6515, 0.5683]"
     status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
@@ -75,7 +75,7 @@ def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url)
     """No dead controls: a change made on the pre-render is replayed on the live figure."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     held = []  # Python's downloads, held until released: the page cannot go live meanwhile
-    for pattern in ("**/pyodide.asm.wasm", "**/runtime/snapshots/*"):
+    for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/*"):
         context.route(pattern, lambda route: held.append(route))
     try:
         page = context.new_page()

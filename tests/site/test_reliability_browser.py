@@ -146,7 +146,7 @@ def test_a_second_burst_does_not_grow_the_worker(post1):
 @pytest.mark.parametrize(
     ("blocked", "why"),
     [
-        (["**/pyodide.asm.wasm"], "pyodide.asm.wasm"),
+        (["**/pyodide.asm.wasm*"], "pyodide.asm.wasm"),
         # A wheel is only loaded by the ordinary start, which runs when the snapshot is missing.
         (["**/runtime/snapshots/*", "**/runtime/bokeh-*.whl"], "bokeh"),
         (["**/static/worker.js"], "worker"),

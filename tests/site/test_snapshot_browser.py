@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import vec
+from sitebuild import snapshot
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
@@ -47,6 +48,10 @@ def test_a_page_starts_from_its_snapshot_without_loading_a_wheel(visit):
     assert_live_and_computing(v)
     assert start_of(v) == "snapshot"
     assert not [url for url in v.requests if url.endswith(".whl")]
+    # Pyodide's WebAssembly and standard library came as zstd frames, not as themselves.
+    for name in snapshot.PACKED:
+        assert [url for url in v.requests if url.endswith(f"/{name}.zst")]
+        assert not [url for url in v.requests if url.endswith(f"/{name}")]
     assert v.errors == []
 
 
@@ -71,6 +76,12 @@ def answered_by(visit, pattern: str, handler) -> list[str]:
 def test_a_broken_files_bundle_falls_back_to_the_ordinary_start(visit):
     reasons = answered_by(visit, FILES, lambda route: route.fulfill(body=b"not a zstd stream"))
     assert any("the files bundle could not be unpacked" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("name", snapshot.PACKED)
+def test_a_broken_packed_runtime_file_falls_back_to_the_ordinary_start(visit, name):
+    reasons = answered_by(visit, f"**/runtime/{name}.zst", lambda r: r.fulfill(body=b"not zstd"))
+    assert any(f"{name} could not be unpacked" in r for r in reasons), reasons
 
 
 def test_a_cut_short_snapshot_falls_back_to_the_ordinary_start(visit, site):

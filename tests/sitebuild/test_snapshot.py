@@ -104,11 +104,41 @@ def test_the_maker_refuses_another_pyodide_version(tmp_path):
 
 def test_the_cache_keeps_the_most_recently_used_snapshots(tmp_path):
     for age, key in enumerate(["aa", "bb", "cc"]):  # aa is the newest
-        for name in (f"{key}.json", f"{key}.bin.zst", f"files-{key}.bin.zst"):
+        names = [f"{key}.json", f"{key}.bin.zst", f"files-{key}.bin.zst"]
+        names += [f"{packed}-{key}.zst" for packed in snapshot.PACKED]
+        for name in names:
             (tmp_path / name).write_bytes(b"x")
             os.utime(tmp_path / name, (1e9 - age, 1e9 - age))
     (tmp_path / "dd.bin.gz").write_bytes(b"an earlier format")
     snapshot.prune(tmp_path, keep=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "aa.bin.zst", "aa.json", "bb.bin.zst", "bb.json", "files-aa.bin.zst", "files-bb.bin.zst"
+        "aa.bin.zst", "aa.json", "bb.bin.zst", "bb.json", "files-aa.bin.zst", "files-bb.bin.zst",
+        "pyodide.asm.wasm-aa.zst", "pyodide.asm.wasm-bb.zst",
+        "python_stdlib.zip-aa.zst", "python_stdlib.zip-bb.zst",
     ]  # fmt: skip
+
+
+def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
+    runtime_dir, cache = tmp_path / "runtime", tmp_path / "cache"
+    runtime_dir.mkdir()
+    cache.mkdir()
+    originals = {name: name.encode() * 1000 for name in snapshot.PACKED}
+    write(runtime_dir, originals)
+    sizes = snapshot.packed_copies(runtime_dir, cache)
+    assert sizes == {name: len(data) for name, data in originals.items()}
+    for name, data in originals.items():
+        frame = (runtime_dir / f"{name}.zst").read_bytes()
+        assert zstandard.frame_content_size(frame) == len(data)  # the worker sizes its buffer so
+        assert zstandard.ZstdDecompressor().decompress(frame) == data
+    cached = sorted(p.name for p in cache.iterdir())
+    assert len(cached) == 2
+    (runtime_dir / "pyodide.asm.wasm").write_bytes(b"another build")
+    snapshot.packed_copies(runtime_dir, cache)
+    assert len(list(cache.iterdir())) == 3  # a new copy for new content; the old one stays cached
+    config = snapshot.page_config("/base/", "post", {
+        "heapBytes": 1, "filesBytes": 2, "libs": [], "tableAfterLibs": 3, "packed": sizes
+    })  # fmt: skip
+    assert config["packed"] == [
+        {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
+        for name in snapshot.PACKED
+    ]
