@@ -88,17 +88,30 @@ UNUSED = re.compile(
 )
 
 
-def bundle_files(tree: Path, imported: set[str]) -> dict[str, bytes]:
+def package_of(rel: str) -> str | None:
+    """The import name a path under site-packages belongs to ('numpy/linalg/x.py' -> 'numpy',
+    'typing_extensions.py' -> 'typing_extensions'); None for a distribution's metadata."""
+    first = rel.split("/", 1)[0]
+    if first.endswith(".dist-info"):
+        return None
+    return first if "/" in rel else first.split(".", 1)[0]
+
+
+def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str, bytes]:
     """The files a restored page may still open, by path under site-packages.
 
-    Modules the heap already holds (``imported``) and UNUSED files are left out. A module
-    with bytecode ships as that bytecode alone, moved from ``__pycache__/NAME.cpython-312.pyc``
-    to ``NAME.pyc`` beside where its source was, which Python imports without a source.
+    Left out: modules the heap already holds (``imported``), UNUSED files, and every package
+    no page imported at all (``packages`` are those some page did): a wheel that only Panel's
+    other panes or HTTP from Python would need (Markdown, bleach, requests...) is never
+    opened, since moving a control imports no package that building the figures did not
+    (tests/figures/test_imports.py). A module with bytecode ships as that bytecode alone,
+    moved from ``__pycache__/NAME.cpython-312.pyc`` to ``NAME.pyc`` beside where its source
+    was, which Python imports without a source.
     """
     files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
     kept: dict[str, bytes] = {}
     for rel, path in files.items():
-        if rel in imported or UNUSED.search(rel):
+        if rel in imported or UNUSED.search(rel) or package_of(rel) not in {None, *packages}:
             continue
         if rel.endswith(".py"):
             folder, _, name = rel.rpartition("/")
@@ -250,10 +263,11 @@ def files_bundle(
     # A module every snapshot has imported lives in every heap: its files need not ship.
     imported = [set(m["imported"]) for m in metas]
     common = sorted(set.intersection(*imported)) if imported else []
-    key = hashlib.sha256(runtime + json.dumps([common, UNUSED.pattern, LEVEL]).encode())
-    bundle = cache / f"files-{key.hexdigest()[:32]}.bin.zst"
+    packages = sorted({package_of(rel) for rel in set().union(*imported)} - {None})
+    key = json.dumps([common, packages, UNUSED.pattern, LEVEL]).encode()
+    bundle = cache / f"files-{hashlib.sha256(runtime + key).hexdigest()[:32]}.bin.zst"
     if not bundle.is_file():
-        files = pack(bundle_files(site_packages(), set(common)))
+        files = pack(bundle_files(site_packages(), set(common), set(packages)))
         bundle.with_suffix(".tmp").write_bytes(compress(files))
         bundle.with_suffix(".tmp").replace(bundle)
     return bundle

@@ -46,16 +46,33 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
             "xyzservices-2026.9.1.data/data/share/providers.json": b"installer data",
             "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
             "plain.py": b"no bytecode",
+            "unused/__init__.py": b"a package no page imported",
+            "lonely.py": b"a module no page imported",
+            "unused-1.0.dist-info/METADATA": b"Name: unused",
         },
     )
     imported = {"pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc"}
-    kept = snapshot.bundle_files(tmp_path, imported)
+    kept = snapshot.bundle_files(tmp_path, imported, {"pkg", "numpy", "plain"})
     assert kept == {
         "pkg/lazy.pyc": b"lazy-pyc",  # bytecode in place of its source
         "pkg/style.css": b"css",
         "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
         "plain.py": b"no bytecode",
+        "unused-1.0.dist-info/METADATA": b"Name: unused",  # metadata is kept, and small
     }
+
+
+@pytest.mark.parametrize(
+    ("rel", "package"),
+    [
+        ("numpy/linalg/_linalg.py", "numpy"),
+        ("typing_extensions.py", "typing_extensions"),
+        ("_yaml.cpython-312-wasm32-emscripten.so", "_yaml"),
+        ("panel-1.7.5.dist-info/RECORD", None),
+    ],
+)
+def test_a_path_belongs_to_its_import_name(rel, package):
+    assert snapshot.package_of(rel) == package
 
 
 def test_a_bundle_unpacks_to_its_files(tmp_path):
