@@ -134,6 +134,12 @@ def add_live_figures(
     return html.replace("</body>", scripts + "</body>")
 
 
+def font_preloads(fonts: list[str], base: str) -> str:
+    """Links that make the browser fetch the page's math fonts with the page itself."""
+    link = '<link rel="preload" as="font" type="font/woff2" crossorigin href="{}">\n'
+    return "".join(link.format(f"{base}vendor/katex/{font}") for font in fonts)
+
+
 def environment(templates: Path) -> jinja2.Environment:
     """Jinja, strict: a variable a template names but nobody provides fails the build."""
     return jinja2.Environment(
@@ -171,7 +177,10 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
         meta = metas.get(page.SLUG)
         restore = snapshot.page_config(base, page.SLUG, meta) if meta else None
         html[page] = add_live_figures(env, text, base, ids, packages, restore) if ids else text
+    css = (katex / "katex.min.css").read_text()
     for page, text in mathtex.typeset(html, katex).items():
+        fonts = font_preloads(mathtex.fonts_used(text, css), base)
+        text = text.replace("</head>", fonts + "</head>")
         target = out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)

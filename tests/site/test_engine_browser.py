@@ -99,3 +99,17 @@ def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url)
         assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
     finally:
         context.close()
+
+
+@pytest.mark.parametrize("path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"])
+def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(visit, path):
+    """Named in the head, the fonts come with the page instead of one by one as the math is
+    laid out (each arrival lays the page out again); none is named that the page does not use."""
+    v = visit(path)
+    v.wait_for("live")
+    preloaded = v.page.eval_on_selector_all(
+        'link[rel="preload"][as="font"]', "links => links.map((l) => l.href)"
+    )
+    loaded = {url for url in v.requests if url.endswith(".woff2")}
+    assert preloaded and set(preloaded) == loaded
+
