@@ -12,17 +12,13 @@ import json
 
 from bokeh.events import DocumentReady
 from js import Map
-from panel.io.pyodide import (
-    _convert_json_patch,
-    _dict_converter,
-    _process_document_events,
-    init_doc,
-)
+from panel.io.pyodide import _convert_json_patch, _dict_converter, _serialize_buffers, init_doc
 from panel.io.state import state
 from pyodide.ffi import to_js
 
 from figures import module
 from figures.page import document, serialize
+from figures.patches import apply_patch, encode_events
 
 _built = ""  # the JSON start() returned: a restored snapshot returns it again
 _pending: list = []  # document events made by Python since the last flush
@@ -74,9 +70,11 @@ def _flush() -> None:
         return
     events = _pending.copy()
     _pending.clear()
-    patch, buffers = _process_document_events(state.curdoc, events)
+    patch, buffers = encode_events(state.curdoc, events)
+    arrays = {buffer.id: to_js(buffer.to_bytes()).buffer for buffer in buffers}
+    patch = _serialize_buffers(patch, buffers=arrays)
     # A plain Map of ArrayBuffers: postMessage cannot clone the proxy to_js returns.
-    _send(to_js(patch, dict_converter=_dict_converter), Map.new(to_js(buffers)))
+    _send(to_js(patch, dict_converter=_dict_converter), Map.new(to_js(arrays)))
 
 
 def link(send_patch) -> None:
@@ -94,5 +92,5 @@ def link(send_patch) -> None:
 
 def apply(patch) -> None:
     """Apply one batch of control changes, run the figures' callbacks, send one patch back."""
-    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter="js")
+    apply_patch(state.curdoc, _convert_json_patch(patch), setter="js")
     _flush()
