@@ -321,12 +321,23 @@ def test_patched_bokeh_sources(cache, manifest):
     assert "import pandas" not in init
 
 
-def patched_edit_readonly(cache, manifest):
-    """edit_readonly as the worker's panel wheel defines it (the module needs only param)."""
-    files = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))
-    namespace: dict = {}
-    exec(compile(files["panel/util/parameters.py"], "parameters.py", "exec"), namespace)
-    return namespace["edit_readonly"]
+def patched_panel_module(cache, manifest, path: str):
+    """A module of the worker's (patched) panel wheel, imported beside Panel's own: its
+    relative imports resolve into the installed Panel, the same release."""
+    import importlib.util
+    import sys
+
+    source = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))[path]
+    package, _, name = path.removesuffix(".py").replace("/", ".").rpartition(".")
+    spec = importlib.util.spec_from_loader(f"{package}._patched_{name}", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = package
+    sys.modules[spec.name] = module  # dataclasses and param look classes up by module
+    try:
+        exec(compile(source, path, "exec"), module.__dict__)
+    finally:
+        del sys.modules[spec.name]
+    return module
 
 
 def test_patched_panel_edits_as_panel_does_writing_only_locked_parameters(cache, manifest):
@@ -335,7 +346,7 @@ def test_patched_panel_edits_as_panel_does_writing_only_locked_parameters(cache,
     import param
     from panel.util.parameters import edit_readonly as panels
 
-    patched = patched_edit_readonly(cache, manifest)
+    patched = patched_panel_module(cache, manifest, "panel/util/parameters.py").edit_readonly
 
     class Thing(param.Parameterized):
         fixed = param.Integer(1, constant=True)
@@ -538,24 +549,6 @@ def test_precompile_without_cpython_312_ships_sources(tmp_path, cache, monkeypat
     assert not [w for w in tmp_path.glob("*.whl") if pyc_headers(w)]
 
 
-def patched_markup(cache, manifest):
-    """panel.pane.markup as the worker's panel wheel defines it, imported beside Panel's own
-    (its relative imports resolve into the installed Panel, the same release)."""
-    import importlib.util
-    import sys
-
-    source = runtime.read_wheel(cached_wheel(cache, manifest, "panel"))["panel/pane/markup.py"]
-    spec = importlib.util.spec_from_loader("panel.pane._patched_markup", loader=None)
-    module = importlib.util.module_from_spec(spec)
-    module.__package__ = "panel.pane"
-    sys.modules[spec.name] = module  # dataclasses and param look classes up by module
-    try:
-        exec(compile(source, "markup.py", "exec"), module.__dict__)
-    finally:
-        del sys.modules[spec.name]
-    return module
-
-
 def test_patched_html_pane_updates_to_the_same_model_as_panels(cache, manifest):
     """A new object for an HTML pane leaves its Bokeh model exactly as Panel's own update
     does, while recomputing only the text (not the design's properties and stylesheets)."""
@@ -590,7 +583,9 @@ def test_patched_html_pane_updates_to_the_same_model_as_panels(cache, manifest):
                 states.append({k: plain(v) for k, v in model.properties_with_values().items()})
         return states, asked.call_count
 
-    ours, our_design_calls = updates(patched_markup(cache, manifest).HTML)
+    ours, our_design_calls = updates(
+        patched_panel_module(cache, manifest, "panel/pane/markup.py").HTML
+    )
     theirs, their_design_calls = updates(pn.pane.HTML)
     assert ours == theirs
     assert [state["text"] for state in ours] == [
