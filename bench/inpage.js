@@ -83,9 +83,11 @@
     observer.disconnect();
   }
 
-  // ---- the live Bokeh document ----
+  // ---- the live Bokeh documents ----
 
-  const liveDocument = () => Bokeh.documents[Bokeh.documents.length - 1];
+  // The figures' root models on screen, from whichever documents hold them (one per figure
+  // on our pages, one for all in the baseline's).
+  const screenRoots = () => [...Bokeh.index].map((view) => view.model);
 
   function kindOf(model) {
     const p = model.properties || {};
@@ -114,7 +116,7 @@
   // The root model of a figure: named by its id on the site; on a page with one figure, the
   // root that holds controls.
   function figureRoot(figureId) {
-    const roots = liveDocument().roots();
+    const roots = screenRoots();
     if (figureId) return roots.find((r) => r.name === figureId);
     return roots.find((r) => [...r.references()].some((m) => kindOf(m)));
   }

@@ -5,7 +5,7 @@ and ``tabindex="0"``; the explanation for KEY waits in a ``<template data-explan
 ``data-lights`` on the pointed element names the marks to light, and every element whose
 ``data-marks`` shares one is lit. The site's static script (static/explain.js) does the
 swapping on hover, tap and keyboard focus, from the light DOM, so it needs no Python and
-keeps working when the live figure replaces the pre-render. The pane is drawn with one
+keeps working when the figure goes live. The pane is drawn with one
 element already pointed at, so even without the script the figure shows an explanation.
 """
 

@@ -5,7 +5,8 @@
 // lights every element whose data-marks share a name with its data-lights. Mouse (hover),
 // touch (tap) and keyboard (focus) all point. The figures live in shadow roots, so the
 // listeners sit on the light-DOM <figure> and read the event's composed path: the same
-// listeners serve the pre-render and, unchanged, the live figure that later replaces it.
+// listeners serve the pre-render and, unchanged, the live figure (the pre-render taken over,
+// or one drawn in its place).
 //
 // Terms: CSS shows a term's tooltip on hover and focus. This script adds what CSS cannot:
 // Escape hides it, a first tap on a touch screen shows it instead of following the link (a

@@ -1,6 +1,7 @@
 // The page's side of the live figures. It shows the build-time pre-render at once, starts one
-// Web Worker that runs Pyodide and every figure on the page, swaps in the live document when
-// the worker has built it, and then relays control changes and figure updates both ways.
+// Web Worker that runs Pyodide and every figure on the page, takes the pre-render over as the
+// live figures when the worker has built them (adopt.js; or draws the worker's document if
+// the two differ), and then relays control changes and figure updates both ways.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -9,15 +10,16 @@
   const figures = [...document.querySelectorAll("figure[data-figure]")];
 
   let worker = null;
-  let jsdoc = null;
+  let docs = []; // the live Bokeh documents: the pre-render's, one per figure, or the worker's one
   let views = [];
+  let drawnDocs = new Map(); // figure id -> the document its pre-render was drawn from
   let prerendered = null; // the promise of the pre-render being drawn
   let busy = false; // a patch is being applied in the worker
   let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
   let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
   let live = false; // the live document is on screen
   let drawn = false; // the pre-render is on screen
-  // Controls moved on the pre-render before Python is live: "figure|index|attr" -> value,
+  // Controls moved on the pre-render before Python is live: "figure|index|attr" -> the change,
   // where index is the model's place among its figure root's references (the same in both
   // documents, which the same Python code built).
   let early = new Map();
@@ -102,17 +104,37 @@
   function removeViews() {
     for (const manager of views) for (const view of manager.roots) view.remove();
     views = [];
+    drawnDocs = new Map();
   }
 
+  // One patch for the worker, which holds every figure in one document, from events that may
+  // come from several of the page's documents.
   function send(events) {
     busy = true;
     clearTimeout(stalled);
     stalled = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
-    worker.postMessage({ type: "patch", patch: jsdoc.create_json_patch(events) });
+    const patch = { events: [] };
+    for (const doc of new Set(events.map((e) => e.document))) {
+      patch.events.push(...doc.create_json_patch(events.filter((e) => e.document === doc)).events);
+    }
+    worker.postMessage({ type: "patch", patch });
+  }
+
+  // Apply a patch from the worker to the page's documents that hold the models it names.
+  function receive(patch, buffers) {
+    if (docs.length === 1) return docs[0].apply_json_patch(patch, buffers);
+    const parts = new Map(docs.map((doc) => [doc, []]));
+    for (const event of patch.events) {
+      const id = event.model?.id;
+      const holders = id ? docs.filter((doc) => doc.get_model_by_id(id)) : docs;
+      if (!holders.length) throw new Error(`the worker changed a model the page does not have (${id})`);
+      for (const doc of holders) parts.get(doc).push(event);
+    }
+    for (const [doc, events] of parts) if (events.length) doc.apply_json_patch({ events }, buffers);
   }
 
   function onDocumentChange(event) {
-    if (patching > 0 || event.setter_id === "py" || !worker || !jsdoc) return;
+    if (patching > 0 || event.setter_id === "py" || !worker || !docs.length) return;
     if (!busy) return send([event]);
     if (event.model && event.attr) {
       queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
@@ -128,11 +150,11 @@
   function recordEarlyChanges(figureId, rendered, roots) {
     const doc = [...rendered[0].roots][0].model.document;
     doc.on_change((event) => {
-      if (live || !event.model || !REPLAYED.includes(event.attr)) return;
+      if (live || patching > 0 || !event.model || !REPLAYED.includes(event.attr)) return;
       const index = figureModels(doc, roots, figureId).indexOf(event.model);
       if (index < 0) return;
       const key = `${figureId}|${index}|${event.attr}`;
-      early.set(key, { type: event.model.type, value: event.model[event.attr] });
+      early.set(key, { type: event.model.type, value: event.model[event.attr], event });
     }, false);
   }
 
@@ -151,6 +173,7 @@
     for (const id of ids) {
       const rendered = await embed(data[id]);
       views.push(...rendered);
+      drawnDocs.set(id, [...rendered[0].roots][0].model.document);
       recordEarlyChanges(id, rendered, data[id].roots);
       if (--waiting === 0) onVisible();
       await nextFrame();
@@ -161,21 +184,66 @@
   function replayEarlyChanges(roots) {
     for (const [key, { type, value }] of early) {
       const [figureId, index, attr] = key.split("|");
-      const model = figureModels(jsdoc, roots, figureId)[Number(index)];
+      const model = figureModels(docs[0], roots, figureId)[Number(index)];
       if (model && model.type === type) model[attr] = value;
     }
     early = new Map();
   }
 
+  // Make the pre-render's documents the live ones (see adopt.js): give their models the
+  // worker's ids and values. Returns why not if the worker's document is not the pre-render's.
+  function adoptPrerender(data) {
+    const pre = prerenderData();
+    const live = figuresAdopt.definitions(Object.values(data.docs_json)[0]);
+    const plans = new Map();
+    for (const [figureId, liveRoot] of Object.entries(data.roots)) {
+      const doc = drawnDocs.get(figureId);
+      if (!doc || !pre[figureId]) return `${figureId} has no pre-render`;
+      if (typeof doc._recompute_all_models !== "function") return "BokehJS cannot re-key a document";
+      const json = Object.values(pre[figureId].docs_json)[0];
+      const plan = figuresAdopt.match(json, pre[figureId].roots[figureId], live, liveRoot);
+      if (!plan) return `${figureId} was built differently`;
+      if ([...plan.ids.keys()].some((id) => !doc.get_model_by_id(id))) return `${figureId} changed`;
+      plans.set(doc, plan);
+    }
+    if (plans.size !== drawnDocs.size) return "the page has other figures";
+    for (const [doc, { ids }] of plans) {
+      for (const [pre, live] of ids) doc.get_model_by_id(pre).id = live;
+      doc._recompute_all_models(); // its map of models by id
+    }
+    // What the reader changed meanwhile stays as they left it (and goes to Python next).
+    const moved = new Set([...early.values()].map(({ event }) => `${event.model.id}|${event.attr}`));
+    patching += 1; // the worker has these values already
+    try {
+      for (const [doc, { changes }] of plans) {
+        const events = changes
+          .filter(({ id, attr }) => !moved.has(`${id}|${attr}`))
+          .map(({ id, attr, value }) => ({ kind: "ModelChanged", model: { id }, attr, new: value }));
+        if (events.length) doc.apply_json_patch({ events });
+      }
+    } finally {
+      patching -= 1;
+    }
+    docs = [...plans.keys()];
+    return "";
+  }
+
   async function goLive(data) {
     await prerendered; // never let a late pre-render cover the live figures
-    removeViews();
-    views = await embed(data);
-    jsdoc = [...views[0].roots][0].model.document;
-    jsdoc.on_change(onDocumentChange, false);
+    const why = adoptPrerender(data);
+    if (why) {
+      console.info(`figures: drawing the live document anew (${why})`);
+      removeViews();
+      views = await embed(data);
+      docs = [[...views[0].roots][0].model.document];
+    }
+    html.dataset.liveDocument = why ? "drawn" : "adopted";
+    for (const doc of docs) doc.on_change(onDocumentChange, false);
     live = true;
     worker.postMessage({ type: "rendered" });
-    replayEarlyChanges(data.roots);
+    if (why) replayEarlyChanges(data.roots);
+    else if (early.size) send([...early.values()].map(({ event }) => event));
+    early = new Map();
     setBanner("");
     setFigureStatus("live", "Live: this figure is computed by numpy in your browser.");
     performance.mark("figures-live");
@@ -185,7 +253,7 @@
   function stop() {
     if (worker) worker.terminate();
     worker = null;
-    jsdoc = null;
+    docs = [];
     busy = false;
     queue = [];
     clearTimeout(stalled);
@@ -239,7 +307,7 @@
     } else if (msg.type === "patch") {
       patching += 1;
       try {
-        jsdoc.apply_json_patch(msg.patch, msg.buffers);
+        receive(msg.patch, msg.buffers);
       } finally {
         patching -= 1;
       }
@@ -285,7 +353,7 @@
 
   async function main() {
     // Python is already starting (boot.js) on the other core while this thread draws the
-    // pre-render, which is then on screen long before the live document can replace it.
+    // pre-render, which is then on screen long before Python can take it over.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
     prerendered = drawPrerender(() => {
       performance.mark("prerender-visible");

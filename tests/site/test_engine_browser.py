@@ -1,5 +1,7 @@
 """The engine in a real browser: pre-render, going live, one checked interaction, failure."""
 
+import json
+import re
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -9,6 +11,7 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import vec
+from figures.page import to_json
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
@@ -71,9 +74,85 @@ def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
     assert status.startswith("Not live:")
 
 
-def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url):
-    """No dead controls: a change made on the pre-render is replayed on the live figure."""
+PRERENDER = re.compile(r'(<script type="application/json" id="prerender">)(.*?)(</script>)', re.S)
+
+
+def unlike_the_live_figures(html: str) -> str:
+    """The page with its three-steps pre-render built differently from the live figure: one
+    of its models sets an attribute (to its default value) that the worker's leaves unset."""
+
+    def edit(m: re.Match) -> str:
+        data = json.loads(m[2])
+        (doc,) = data["three-steps"]["docs_json"].values()
+        doc["roots"][0]["attributes"]["visible"] = True
+        return m[1] + to_json(data) + m[3]
+
+    return PRERENDER.sub(edit, html, count=1)
+
+
+def serve_unlike(context, url: str) -> None:
+    """Serve the page at url as `unlike_the_live_figures` makes it."""
+
+    def handle(route) -> None:
+        response = route.fetch()
+        route.fulfill(response=response, body=unlike_the_live_figures(response.text()))
+
+    context.route(url, handle)
+
+
+def holder_ids(page) -> dict[str, str]:
+    """Figure id -> the id of the element its Bokeh root is drawn into."""
+    return page.eval_on_selector_all(
+        "figure[data-figure]",
+        "figs => Object.fromEntries(figs.map((f) => [f.dataset.figure, f.querySelector('.fig-slot > div').id]))",
+    )
+
+
+@pytest.mark.parametrize(
+    "path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"]
+)
+def test_the_live_figures_are_the_prerender_taken_over(visit, path):
+    """Going live draws nothing again: the figures on screen are still the pre-render's."""
+    v = visit(path)
+    v.wait_for("live")
+    prerender = json.loads(v.page.locator("#prerender").text_content())
+    drawn = {fid: f"fig-{fid}-{data['roots'][fid]}" for fid, data in prerender.items()}
+    assert holder_ids(v.page) == drawn
+    assert v.page.evaluate("document.documentElement.dataset.liveDocument") == "adopted"
+    assert v.page.evaluate("[...Bokeh.index].length") == len(drawn)
+    assert v.errors == []
+
+
+def test_a_prerender_unlike_the_live_figures_is_drawn_again(browser, server_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    errors = []
+    try:
+        serve_unlike(context, server_url + POST1)
+        page = context.new_page()
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.goto(server_url + POST1)
+        page.wait_for_function("() => document.documentElement.dataset.figures === 'live'")
+        assert page.evaluate("document.documentElement.dataset.liveDocument") == "drawn"
+        before = json.loads(page.locator("#prerender").text_content())["three-steps"]["roots"]
+        assert holder_ids(page)["three-steps"] != f"fig-three-steps-{before['three-steps']}"
+        assert page.evaluate("[...Bokeh.index].length") == len(holder_ids(page))
+        page.locator('[data-figure="three-steps"] select').select_option("step")
+        want = expected_context(book_inputs(), "step")
+        expect(page.locator('[data-figure="three-steps"] [data-readout="context"]')).to_have_text(
+            want
+        )
+        assert errors == []
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("unlike", [False, True], ids=["adopted", "drawn-again"])
+def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url, unlike):
+    """No dead controls: a change made on the pre-render is replayed on the live figure,
+    whether the page keeps the pre-render as the live figures or draws them again."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if unlike:
+        serve_unlike(context, server_url + POST1)
     held = []  # Python's downloads, held until released: the page cannot go live meanwhile
     for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/*"):
         context.route(pattern, lambda route: held.append(route))
@@ -97,11 +176,15 @@ def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url)
         locator = page.locator('[data-figure="three-steps"] [data-readout="context"]')
         expect(locator).to_have_text(want, timeout=10_000)
         assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
+        mode = page.evaluate("document.documentElement.dataset.liveDocument")
+        assert mode == ("drawn" if unlike else "adopted")
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"])
+@pytest.mark.parametrize(
+    "path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"]
+)
 def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(visit, path):
     """Named in the head, the fonts come with the page instead of one by one as the math is
     laid out (each arrival lays the page out again); none is named that the page does not use."""
@@ -112,4 +195,3 @@ def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(visit, path):
     )
     loaded = {url for url in v.requests if url.endswith(".woff2")}
     assert preloaded and set(preloaded) == loaded
-

@@ -125,9 +125,9 @@ def test_magnitude_scale_and_cosine(live):
 
 
 SELECTED = """() => {
-  const doc = Bokeh.documents[Bokeh.documents.length - 1];
+  const docs = new Set([...Bokeh.index].map((view) => view.model.document)); // those on screen
   const has = (data, key) => (data instanceof Map ? data.has(key) : key in data);
-  return [...doc.all_models]
+  return [...docs].flatMap((doc) => [...doc.all_models])
     .filter((m) => m.type === "ColumnDataSource" && has(m.data, "weight") && has(m.data, "part0"))
     .map((m) => [...m.selected.indices]);
 }"""

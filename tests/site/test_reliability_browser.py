@@ -1,8 +1,8 @@
 """Reliability in a real browser: ordering under a burst of control changes, the worker's
 memory over that burst, and every way going live can fail (each with a working retry).
 
-Nothing here needs a test hook in the site's own code: Playwright reaches the page's Bokeh
-document through ``Bokeh.documents`` and the worker through ``page.workers``.
+Nothing here needs a test hook in the site's own code: Playwright reaches the figures' Bokeh
+models through ``Bokeh.index`` (the views on screen) and the worker through ``page.workers``.
 """
 
 import os
@@ -34,9 +34,9 @@ WORKER_MEMORY = """() => {
   return { heap: imp("pyodide_js")._module.HEAPU8.length, objects: gc.get_objects().length };
 }"""
 # Set a Bokeh widget's value by its (unique) title, as the reader's own change would.
-SETTER = """const set = ([title, value]) => {
-  const doc = Bokeh.documents[Bokeh.documents.length - 1];
-  [...doc.all_models].find((m) => m.title === title && "value" in m).value = value;
+SETTER = """const models = [...Bokeh.index].flatMap((view) => [...view.model.references()]);
+const set = ([title, value]) => {
+  models.find((m) => m.title === title && "value" in m).value = value;
 };"""
 # Changes in order; every seventh one waits a task, so patches queue, coalesce and cross
 # the worker's replies instead of collapsing into one.
