@@ -52,7 +52,15 @@ def keep_mask(shape: tuple[int, ...], p: float, rng: np.random.Generator) -> np.
     """
     if p == 1.0:
         return np.zeros(shape, dtype=bool)
-    return rng.random(shape) >= p  # P(u >= p) = 1 - p for u uniform on [0, 1)
+    return keep_where(rng.random(shape), p)
+
+
+def keep_where(u: np.ndarray, p: float) -> np.ndarray:
+    """The keep mask that uniforms on [0, 1) give at rate p. u: any shape -> bool, same shape
+
+    An entry is kept when u >= p, which has probability 1 - p.
+    """
+    return np.asarray(u) >= check_probability(p)
 
 
 def death_probability(weights: np.ndarray, p: float) -> np.ndarray:
@@ -84,8 +92,21 @@ def dropout_stats(
     """
     weights = check_array(weights, "weights", 2)
     n_draws = check_positive_int(n_draws, "n_draws")
-    p = check_probability(p)
     keep = keep_mask((n_draws, *weights.shape), p, rng)  # the draws n dropout passes make
+    return pass_stats(weights, p, keep, scale)
+
+
+def pass_stats(weights: np.ndarray, p: float, keep: np.ndarray, scale: bool = True) -> DropoutStats:
+    """Summarise passes at rate p from what each kept. (T, T), (n, T, T) bool -> DropoutStats
+
+    ``keep`` is the passes' keep masks, as ``keep_mask`` or ``keep_where`` make them.
+    """
+    weights = check_array(weights, "weights", 2)
+    p = check_probability(p)
+    keep = np.asarray(keep, dtype=bool)
+    if keep.ndim != 3 or keep.shape[1:] != weights.shape or len(keep) == 0:
+        raise ValueError(f"keep must be (n, *{weights.shape}) with n >= 1, got {keep.shape}")
+    n_draws = len(keep)
     factor = 0.0 if p == 1.0 else (survivor_scale(p) if scale else 1.0)
     mean_weights = weights * factor * (np.sum(keep, axis=0) / n_draws)
     # A row is dead when none of its non-zero weights was kept. One column at a time, over

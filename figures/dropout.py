@@ -16,8 +16,9 @@ from attention.dropout import (
     DropoutStats,
     death_probability,
     dropout,
-    dropout_stats,
     expected_factor,
+    keep_where,
+    pass_stats,
     survivor_scale,
 )
 from attention.fixtures import TOKENS, book_inputs
@@ -64,9 +65,32 @@ def one_pass(weights: np.ndarray, p: float, seed: int, scale: bool = True) -> np
     return dropout(weights, p, generator(seed, 0), scale)
 
 
+# The current run's keep masks: (seed, p) -> its generator and the masks drawn so far.
+_run_keep: dict[tuple[int, float], tuple[np.random.Generator, np.ndarray]] = {}
+
+
+def run_keep(seed: int, p: float, n_draws: int, shape: tuple[int, int]) -> np.ndarray:
+    """What the first ``n_draws`` passes of ``seed``'s run keep at rate p. -> (n, *shape) bool
+
+    The masks are kept, and extended when a longer run is asked for, so that changing the
+    run length draws nothing new. A stream's numbers do not depend on how many are drawn at
+    a time, so these are exactly the masks of one draw of n_draws passes. Only the current
+    seed and rate's are kept (10,000 passes: 360 kB of booleans, mostly zero bits).
+    """
+    kept = _run_keep.get((seed, p))
+    fits = kept is not None and kept[1].shape[1:] == shape
+    rng, keep = kept if fits else (generator(seed, 1), np.empty((0, *shape), dtype=bool))
+    if len(keep) < n_draws:
+        more = keep_where(rng.random((n_draws - len(keep), *shape)), p)
+        keep = np.concatenate([keep, more]) if len(keep) else more
+    _run_keep.clear()
+    _run_keep[(seed, p)] = (rng, keep)
+    return keep[:n_draws]
+
+
 def run(weights: np.ndarray, p: float, n_draws: int, seed: int, scale: bool = True) -> DropoutStats:
     """The run of ``n_draws`` passes the figure shows for ``seed``. -> DropoutStats"""
-    return dropout_stats(weights, p, n_draws, generator(seed, 1), scale)
+    return pass_stats(weights, p, run_keep(seed, p, n_draws, weights.shape), scale)
 
 
 def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):

@@ -179,6 +179,18 @@ def test_bad_input_raises():
         dr.dropout_stats(np.ones(3), 0.5, 10, rng)
     with pytest.raises(ValueError, match="no survivor"):
         dr.survivor_scale(1.0)
+    with pytest.raises(ValueError, match="keep must be"):
+        dr.pass_stats(CAUSAL, 0.5, np.ones((10, 5, 6), dtype=bool))
+    with pytest.raises(ValueError, match="keep must be"):
+        dr.pass_stats(CAUSAL, 0.5, np.ones((0, 6, 6), dtype=bool))
+    with pytest.raises(ValueError, match="p must"):
+        dr.keep_where(np.zeros(3), 1.5)
+
+
+def test_a_uniform_is_kept_from_the_rate_up():
+    u = np.array([0.0, 0.2999, 0.3, 0.7, 0.9999])
+    np.testing.assert_array_equal(dr.keep_where(u, 0.3), [False, False, True, True, True])
+    assert not dr.keep_where(u, 1.0).any() and dr.keep_where(u, 0.0).all()
 
 
 @pytest.mark.parametrize("p", [0.0, 0.1, 0.5, 0.9, 1.0])

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention.basics import row_sums
-from attention.dropout import death_probability, expected_factor
+from attention.dropout import death_probability, dropout_stats, expected_factor
 from figures import dropout
 from figures.fmt import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
@@ -20,6 +20,27 @@ def test_causal_weights_are_section_3_5s():
     assert np.allclose(WEIGHTS.sum(axis=1), 1.0)
     assert np.all(np.triu(WEIGHTS, k=1) == 0.0)
     assert round(WEIGHTS[1, 0], 4) == 0.5517  # section 03's second row
+
+
+@settings(max_examples=40)
+@given(
+    asks=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(1, 300), st.sampled_from([0.1, 0.5, 1.0])),
+        min_size=1,
+        max_size=6,
+    ),
+    scale=st.booleans(),
+)
+def test_a_run_is_one_draw_of_its_passes_however_its_masks_were_kept(asks, scale):
+    """The figure keeps a run's keep masks and extends them for longer runs: every run is
+    still exactly the one a single draw of its passes from the seed's stream gives."""
+    for seed, n, p in asks:
+        fresh = dropout.generator(seed, 1).random((n, *WEIGHTS.shape)) >= p
+        np.testing.assert_array_equal(dropout.run_keep(seed, p, n, WEIGHTS.shape), fresh)
+        ran = dropout.run(WEIGHTS, p, n, seed, scale)
+        drawn = dropout_stats(WEIGHTS, p, n, dropout.generator(seed, 1), scale)
+        np.testing.assert_array_equal(ran.dead_share, drawn.dead_share)
+        np.testing.assert_array_equal(ran.mean_weights, drawn.mean_weights)
 
 
 def test_default_run_is_the_posts_experiment():
