@@ -65,6 +65,12 @@ def test_peak_is_vectorised_over_draws():
     assert np.all(peaks <= 0.25)  # s (1 - s) <= 1/4
 
 
+def test_peak_of_rows_down_the_first_axis_is_the_same():
+    s = softmax(np.random.default_rng(4).normal(size=(9, 6)) * 20)
+    s[0] = softmax(np.array([0.0, -50, -50, -50, -50, -50]))  # saturated: the careful branch
+    np.testing.assert_array_equal(sc.jacobian_peak(s.T, axis=0), sc.jacobian_peak(s))
+
+
 # --- the sampler ---------------------------------------------------------------------------------
 
 
