@@ -65,8 +65,8 @@ def one_pass(weights: np.ndarray, p: float, seed: int, scale: bool = True) -> np
     return dropout(weights, p, generator(seed, 0), scale)
 
 
-# The current run's keep masks: (seed, p) -> its generator and the masks drawn so far.
-_run_keep: dict[tuple[int, float], tuple[np.random.Generator, np.ndarray]] = {}
+# The current run's keep masks: (seed, p, shape) -> its generator and the masks drawn so far.
+_run_keep: dict[tuple, tuple[np.random.Generator, np.ndarray]] = {}
 
 
 def run_keep(seed: int, p: float, n_draws: int, shape: tuple[int, int]) -> np.ndarray:
@@ -77,14 +77,13 @@ def run_keep(seed: int, p: float, n_draws: int, shape: tuple[int, int]) -> np.nd
     a time, so these are exactly the masks of one draw of n_draws passes. Only the current
     seed and rate's are kept (10,000 passes: 360 kB of booleans, mostly zero bits).
     """
-    kept = _run_keep.get((seed, p))
-    fits = kept is not None and kept[1].shape[1:] == shape
-    rng, keep = kept if fits else (generator(seed, 1), np.empty((0, *shape), dtype=bool))
+    key = (seed, p, shape)
+    rng, keep = _run_keep.get(key) or (generator(seed, 1), np.empty((0, *shape), dtype=bool))
     if len(keep) < n_draws:
         more = keep_where(rng.random((n_draws - len(keep), *shape)), p)
         keep = np.concatenate([keep, more]) if len(keep) else more
     _run_keep.clear()
-    _run_keep[(seed, p)] = (rng, keep)
+    _run_keep[key] = (rng, keep)
     return keep[:n_draws]
 
 

@@ -28,6 +28,8 @@
   // A figure update takes milliseconds; a worker silent this long has died or hung.
   const STALL_MS = 15_000;
   const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
+  // The Bokeh document that embed() drew.
+  const documentOf = (rendered) => [...rendered[0].roots][0].model.document;
 
   const setBanner = (text) => {
     banner.hidden = !text;
@@ -122,7 +124,6 @@
 
   // Apply a patch from the worker to the page's documents that hold the models it names.
   function receive(patch, buffers) {
-    if (docs.length === 1) return docs[0].apply_json_patch(patch, buffers);
     const parts = new Map(docs.map((doc) => [doc, []]));
     for (const event of patch.events) {
       const id = event.model?.id;
@@ -147,8 +148,7 @@
   ];
 
   // Remember what the reader does to a pre-rendered figure's controls while Python loads.
-  function recordEarlyChanges(figureId, rendered, roots) {
-    const doc = [...rendered[0].roots][0].model.document;
+  function recordEarlyChanges(figureId, doc, roots) {
     doc.on_change((event) => {
       if (live || patching > 0 || !event.model || !REPLAYED.includes(event.attr)) return;
       const index = figureModels(doc, roots, figureId).indexOf(event.model);
@@ -173,8 +173,8 @@
     for (const id of ids) {
       const rendered = await embed(data[id]);
       views.push(...rendered);
-      drawnDocs.set(id, [...rendered[0].roots][0].model.document);
-      recordEarlyChanges(id, rendered, data[id].roots);
+      drawnDocs.set(id, documentOf(rendered));
+      recordEarlyChanges(id, drawnDocs.get(id), data[id].roots);
       if (--waiting === 0) onVisible();
       await nextFrame();
     }
@@ -235,7 +235,7 @@
       console.info(`figures: drawing the live document anew (${why})`);
       removeViews();
       views = await embed(data);
-      docs = [[...views[0].roots][0].model.document];
+      docs = [documentOf(views)];
     }
     html.dataset.liveDocument = why ? "drawn" : "adopted";
     for (const doc of docs) doc.on_change(onDocumentChange, false);
