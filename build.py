@@ -128,10 +128,11 @@ def add_live_figures(
     if snapshot:
         config["snapshot"] = snapshot
     prerender = {fid: serialize(document([fid], config["distUrl"])) for fid in ids}
-    scripts = env.get_template("_live.html").render(
-        base=base, config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
+    data = env.get_template("_live.html").render(
+        config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
     )
-    return html.replace("</body>", scripts + "</body>")
+    scripts = env.get_template("_live_scripts.html").render(base=base)
+    return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
 
 
 def font_preloads(fonts: list[str], base: str) -> str:

@@ -1,6 +1,7 @@
-// Start the page's Python worker as early as possible: this small script runs before the page
-// parses BokehJS and draws the pre-render, so Python downloads and restores on the other core
-// meanwhile. page.js adopts the worker and the messages it sent before page.js was ready.
+// Start the page's Python worker as early as possible: this small script is the first of the
+// page's deferred scripts, run before BokehJS is evaluated and the pre-render drawn, so Python
+// downloads and restores on the other core meanwhile. page.js adopts the worker and the
+// messages it sent before page.js was ready.
 (() => {
   "use strict";
   if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") return;
