@@ -79,6 +79,11 @@ class Visit:
     def readout(self, figure_id: str, key: str) -> str:
         return self.readout_locator(figure_id, key).inner_text()
 
+    def article_text(self) -> str:
+        """The post's text, whitespace collapsed. Not innerText: it leaves out the blocks
+        off screen, which are not laid out until the reader nears them (site.css)."""
+        return " ".join(self.page.locator("article").text_content().split())
+
     def close(self) -> None:
         self.context.close()
 

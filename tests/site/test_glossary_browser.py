@@ -48,6 +48,38 @@ def test_each_tooltip_appears_on_hover_with_its_definition(reader):
     expect(page.locator(".term-tip:visible")).to_have_count(0)
 
 
+# True if what the reader sees at the tooltip's corners is the tooltip: nothing clips it and
+# nothing covers it.
+PAINTED_WHOLE_JS = """(tip) => {
+  const r = tip.getBoundingClientRect();
+  const xs = [r.left + 2, r.right - 2], ys = [r.top + 2, r.bottom - 2];
+  return xs.every((x) => ys.every((y) => tip.contains(document.elementFromPoint(x, y))));
+}"""
+FITS_JS = "(tip) => { const r = tip.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }"
+
+
+def test_no_tooltip_is_clipped_by_the_prose_around_it(reader):
+    # Prose blocks are contained (site.css: content-visibility), which clips what overflows
+    # them: the block holding a showing tooltip must be laid out whole, on hover and on focus.
+    page = reader.page
+    ids = term_ids(page)
+    hovered = 0
+    for term_id in ids:
+        link = page.locator(f'a.term[aria-describedby="{glossary.tip_id(term_id)}"]')
+        link.evaluate("a => a.scrollIntoView({block: 'center'})")
+        link.hover()
+        expect(tip(page, term_id)).to_be_visible()
+        if tip(page, term_id).evaluate(FITS_JS):  # near the page's end it can hang below
+            assert tip(page, term_id).evaluate(PAINTED_WHOLE_JS), f"{term_id} clipped on hover"
+            hovered += 1
+        page.mouse.move(0, 0)
+        link.focus()
+        tip(page, term_id).evaluate("t => t.scrollIntoView({block: 'center'})")
+        assert tip(page, term_id).evaluate(PAINTED_WHOLE_JS), f"{term_id} clipped on focus"
+        link.evaluate("a => a.blur()")
+    assert hovered >= len(ids) - 3
+
+
 def test_each_link_lands_on_its_entry(reader):
     page = reader.page
     for term_id in term_ids(page):

@@ -64,7 +64,7 @@ def test_all_six_figures_go_live_with_their_default_numbers(live):
 
 
 def test_the_quoted_numbers_are_on_the_built_page(live):
-    text = live.page.locator("article").inner_text()
+    text = live.article_text()
     n = post1.context()
     for key in ("negative_weight", "near_denominator", "weight_symmetry", "gpt2_multiplies",
                 "spread_ratio", "scaled_self", "mean_entropy_cos"):  # fmt: skip

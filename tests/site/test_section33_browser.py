@@ -201,7 +201,7 @@ def test_live_query_change_then_pointing_explains_the_new_query(live):
 
 
 def test_the_page_prints_the_sections_numbers_and_stays_local(live, server_url):
-    text = live.page.locator("article").inner_text()
+    text = live.article_text()
     for printed in (
         "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]",
         "[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]",
