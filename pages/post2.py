@@ -154,7 +154,8 @@ def _divisor() -> dict:
     }
     raw = {d_k: runs[(d_k, False)] for d_k in PROSE_WIDTHS}
     for d_k in PROSE_WIDTHS:
-        out[f"dk_{d_k}"] = integer(d_k).replace(",", "{,}")  # printed inside TeX math
+        out[f"dk_{d_k}"] = integer(d_k)
+        out[f"dk_{d_k}_tex"] = integer(d_k).replace(",", "{,}")  # inside $...$: no space
         out[f"median_{d_k}"] = divisor_figure.peak_text(raw[d_k].median_peak)
     for d_k in SPREAD_WIDTHS:
         out[f"std_{d_k}"] = divisor_figure.std_text(raw[d_k].dot_std)

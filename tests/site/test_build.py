@@ -33,6 +33,32 @@ class _Links(HTMLParser):
             self.loads.append(a["href"])
 
 
+class _Prose(HTMLParser):
+    """The text a reader reads as prose: outside math, code, scripts and templates."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+    NOT_PROSE = {"script", "style", "pre", "code", "template", "math"}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.open: list[bool] = []  # per open element: whether it is not prose
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        classes = (dict(attrs).get("class") or "").split()
+        self.open.append(tag in self.NOT_PROSE or "katex" in classes)
+
+    def handle_endtag(self, tag):
+        if tag not in self.VOID and self.open:
+            self.open.pop()
+
+    def handle_data(self, data):
+        if not any(self.open):
+            self.text.append(data)
+
+
 def _parse(path: Path) -> _Links:
     parser = _Links()
     parser.feed(path.read_text())
@@ -81,6 +107,17 @@ def test_scripts_and_documents_name_no_cdn(site):
     for path in [*html_pages(site), *(site / "static").glob("*.js")]:
         text = path.read_text()
         assert "cdn.holoviz.org" not in text and "cdn.jsdelivr.net" not in text, path
+
+
+def test_no_tex_leaks_into_the_prose(site):
+    # A number formatted for math ("4{,}096") printed outside $...$ shows its braces.
+    for page in html_pages(site):
+        prose = _Prose()
+        prose.feed(page.read_text())
+        text = " ".join(prose.text)
+        assert text.strip(), page
+        leaks = re.findall(r".{0,30}(?:[{}$]|\\[A-Za-z]+).{0,10}", text)
+        assert leaks == [], f"{page}: {leaks}"
 
 
 def test_a_missing_variable_fails_the_build(tmp_path):
