@@ -187,7 +187,6 @@
       const model = figureModels(docs[0], roots, figureId)[Number(index)];
       if (model && model.type === type) model[attr] = value;
     }
-    early = new Map();
   }
 
   // Make the pre-render's documents the live ones (see adopt.js): give their models the

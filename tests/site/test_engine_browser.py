@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+import pages
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.fmt import vec
@@ -15,6 +16,7 @@ from figures.page import to_json
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
+POSTS = [f"{post.SLUG}/" for post in pages.posts()]  # the pages with figures
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +110,7 @@ def holder_ids(page) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize(
-    "path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"]
-)
+@pytest.mark.parametrize("path", POSTS)
 def test_the_live_figures_are_the_prerender_taken_over(visit, path):
     """Going live draws nothing again: the figures on screen are still the pre-render's."""
     v = visit(path)
@@ -182,9 +182,7 @@ def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url,
         context.close()
 
 
-@pytest.mark.parametrize(
-    "path", ["attention-without-weights/", "section-3-3/", "trainable-attention/"]
-)
+@pytest.mark.parametrize("path", POSTS)
 def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(visit, path):
     """Named in the head, the fonts come with the page instead of one by one as the math is
     laid out (each arrival lays the page out again); none is named that the page does not use."""
