@@ -83,12 +83,10 @@ SUMMARY = (
     "dropout, heads, and what the n-by-n score matrix costs, all computed live."
 )
 
-# The key widths section 02 reads off the figure, and the run lengths section 04 quotes.
+# The key widths section 02 reads off the figure.
 PROSE_WIDTHS = (2, 64, 768, 4096)
 SPREAD_WIDTHS = (64, 4096)  # where the spread is read against sqrt(d_k)
 LIVE_WIDTH = 768  # where the share of live Jacobians is quoted
-DEAD_ROW_DRAWS = 20_000
-ROW_SUM_DRAWS = 10_000
 # Section 06's back-of-envelope estimate rounds the length ratio to a multiple of this.
 ROUND_RATIO_TO = 1000
 
@@ -194,23 +192,21 @@ def _masking() -> dict:
 
 
 def _dropout() -> dict:
-    """Section 04 at the figure's default seed."""
+    """Section 04: the figure's default run (its seed and number of passes)."""
     weights = dropout_figure.causal_weights()
-    seed = dropout_figure.DEFAULT_SEED
-    deaths = dropout_figure.run(weights, BOOK_RATE, DEAD_ROW_DRAWS, seed)
-    scaled = dropout_figure.run(weights, BOOK_RATE, ROW_SUM_DRAWS, seed, scale=True)
-    unscaled = dropout_figure.run(weights, BOOK_RATE, ROW_SUM_DRAWS, seed, scale=False)
+    seed, n = dropout_figure.DEFAULT_SEED, dropout_figure.DEFAULT_DRAWS
+    scaled = dropout_figure.run(weights, BOOK_RATE, n, seed, scale=True)
+    unscaled = dropout_figure.run(weights, BOOK_RATE, n, seed, scale=False)
     factor = survivor_scale(BOOK_RATE)
     return {
         "rate": num(BOOK_RATE, 1),
         "survivor": integer(factor) if factor.is_integer() else num(factor, 2),
         "one_minus_rate": num(expected_factor(BOOK_RATE, scale=False), 1),
-        "dead_draws": integer(DEAD_ROW_DRAWS),
-        "dead_row1": percent(deaths.dead_share[0]),
-        "dead_row2": percent(deaths.dead_share[1]),
+        "dropout_draws": integer(n),
+        "dead_row1": percent(scaled.dead_share[0]),
+        "dead_row2": percent(scaled.dead_share[1]),
         "expected_row1": percent(death_probability(weights, BOOK_RATE)[0], 0),
         "expected_row2": percent(death_probability(weights, BOOK_RATE)[1], 0),
-        "sum_draws": integer(ROW_SUM_DRAWS),
         "mean_sum_scaled": num(scaled.mean_row_sum, 3),
         "mean_sum_unscaled": num(unscaled.mean_row_sum, 3),
         "gpt_rates": " or ".join(num(r, 1) for r in GPT_RATES),

@@ -23,6 +23,7 @@ from figures import divisor
 from figures import dropout as dropout_figure
 from pages import post2
 from sitebuild import glossary
+from tests.figures import probe
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / post2.TEMPLATE
@@ -151,19 +152,31 @@ def test_about_a_third_of_draws_stay_live_at_768():
 
 
 def test_dropout_numbers_are_plausible():
-    # Section 04: "Over 20,000 draws here it happens 49.5% of the time, and row 2 ... dies on a
-    # quarter of them"; "the mean row sum ... walks to 0.998; with it off, to 0.499".
-    n = post2.DEAD_ROW_DRAWS
+    # Section 04 (the source's run): "Over 20,000 draws here it happens 49.5% of the time, and
+    # row 2 ... dies on a quarter of them"; "the mean row sum ... walks to 0.998; with it off,
+    # to 0.499". The page's run has its own draws; each share is within four standard errors.
+    n = int(N["dropout_draws"].replace(",", ""))
     assert abs(_value(N["dead_row1"]) - 0.5) < 4 * math.sqrt(0.25 / n) + 0.0005
     assert abs(_value(N["dead_row2"]) - 0.25) < 4 * math.sqrt(0.1875 / n) + 0.0005
     weights = dropout_figure.causal_weights()
-    p, m = BOOK_RATE, post2.ROW_SUM_DRAWS
+    p = BOOK_RATE
     for key, factor, expected in (
         ("mean_sum_scaled", p / (1 - p), 1.0),
         ("mean_sum_unscaled", p * (1 - p), 1 - p),
     ):
-        sd = math.sqrt(factor * np.sum(weights**2) / (weights.shape[0] ** 2 * m))
+        sd = math.sqrt(factor * np.sum(weights**2) / (weights.shape[0] ** 2 * n))
         assert abs(_value(N[key]) - expected) < 4 * sd + 0.0005, key
+
+
+def test_dropout_prose_reads_the_figures_default_run():
+    # "In the figure's default run of ... passes": the reader who opens the figure sees them.
+    view = dropout_figure.view()
+    shown = probe.readouts(view)
+    assert shown["run"].endswith(f"· {N['dropout_draws']}")
+    assert (shown["row-1-dead"], shown["row-2-dead"]) == (N["dead_row1"], N["dead_row2"])
+    assert shown["mean-row-sum"] == N["mean_sum_scaled"]
+    probe.widgets(view)["Scale survivors by 1/(1 − p)"].value = False
+    assert probe.readouts(view)["mean-row-sum"] == N["mean_sum_unscaled"]
 
 
 # --- the page ----------------------------------------------------------------------------------
