@@ -29,7 +29,7 @@ CAPTION = (
     "to compare what each gives the other."
 )
 MODES = {"no matrices": "none", "W_q tied to W_k": "tied", "separate W_q, W_k": "separate"}
-WEIGHT_SET = f"seed {SEED_3_4}, torch.rand({BOOK_D_IN}, {BOOK_D_OUT}) × 3 (section 3.4)"
+WEIGHT_SET = f"seed {SEED_3_4}, three draws of torch.rand({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.4)"
 SCORE_TITLES = {
     "none": "scores Ω = X Xᵀ",
     "tied": "scores Ω = (X W_q)(X W_q)ᵀ",

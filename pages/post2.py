@@ -258,7 +258,7 @@ def _cost() -> dict:
 
 def _next() -> dict:
     """Section 07: GPT-2 small's block, attention against feed-forward."""
-    counts = param_counts(GPT2_EMBED, GPT2_EMBED, GPT2_HEADS)
+    counts = param_counts(GPT2_EMBED, GPT2_EMBED, GPT2_HEADS, qkv_bias=False)  # as the book
     return {
         "block_attention": integer(counts.split + counts.out_proj),
         "block_feed_forward": integer(

@@ -223,13 +223,13 @@ def _prerender(html: str) -> str:
 
 def test_the_weight_sets_are_named_where_they_are_used(html):
     text, figures = _text(html), _prerender(html)
-    assert (
-        "Section 3.4 seeds PyTorch with 123 and draws three matrices with torch.rand(3, 2)" in text
-    )
+    assert "first seeds PyTorch with 123 and draws three matrices with torch.rand(3, 2)" in text
     assert "seeds with 789 and builds SelfAttention_v2(3, 2)" in text
-    assert "section 01 uses the first set and sections 03 and 04 the second" in text
-    assert "seed 123, torch.rand(3, 2) × 3 (section 3.4)" in figures  # three-modes figure
+    assert "Section 3.6 seeds with 123 again for its multi-head class" in text
+    assert "section 01 uses the first set, sections 03 and 04 the second, and section 05" in text
+    assert "seed 123, three draws of torch.rand(3, 2) (section 3.4)" in figures  # three-modes
     assert figures.count("seed 789, SelfAttention_v2(3, 2) (section 3.5)") == 2  # masking, dropout
+    assert "nn.Linear's initial weights after seed 123" in figures  # heads
 
 
 def test_the_figures_pre_render_the_posts_default_numbers(html):
