@@ -10,8 +10,8 @@ TEMPLATE = "section33.html"
 TITLE = "Section 3.3 by hand: self-attention with nothing trained"
 SUMMARY = (
     "The book's section 3.3 worked through in numpy: one query's scores, weights and context "
-    "vector step by step, then every query at once in three matrix products. Point at any "
-    "cell of the figures to see where its number comes from."
+    "vector step by step, then every query at once: two matrix products and a softmax. Point "
+    "at any cell of the figures to see where its number comes from."
 )
 QUERY = "journey"  # the book's running query, the second token
 
