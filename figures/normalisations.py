@@ -18,9 +18,9 @@ from figures.plots import FLAG, bar_chart, choice, note, refill
 ID = "normalisations"
 TITLE = "Divide by the sum, or softmax"
 CAPTION = (
-    "The same six scores normalised two ways. Press the negative preset and read the "
+    f"The same six scores normalised two ways. Pick “{PRESETS['negative']}” and read the "
     "divide-by-sum panel: one token gets a negative weight while the row still sums to one. "
-    "Then try the near-zero preset, and other query tokens."
+    f"Then try “{PRESETS['near-zero']}”, and other query tokens."
 )
 PRESET_LABELS = {label: name for name, label in PRESETS.items()}
 
@@ -83,10 +83,6 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     hint = note("Red bars are weights no probability could be: below 0 or above 1.")
 
-    def on_preset(event) -> None:
-        # Each preset comes with the query whose row shows what it is for.
-        query.value = TOKENS[preset_query(PRESET_LABELS[event.new])]
-
     def draw() -> str:
         X = preset_inputs(PRESET_LABELS[preset.value])
         i = TOKENS.index(query.value)
@@ -108,8 +104,22 @@ def view() -> pn.viewable.Viewable:
         )
         return message_html(_flag_text(by_sum, bad, denominator) if bad.any() else "")
 
+    redraw = recompute((), message, draw)
+    switching = {"preset": False}
+
+    def on_query(*_events) -> None:
+        if not switching["preset"]:  # a preset sets its query, then draws once
+            redraw()
+
+    def on_preset(event) -> None:
+        # Each preset comes with the query whose row shows what it is for.
+        switching["preset"] = True
+        query.value = TOKENS[preset_query(PRESET_LABELS[event.new])]
+        switching["preset"] = False
+        redraw()
+
     preset.param.watch(on_preset, "value")
-    recompute((preset, query), message, draw)
+    query.param.watch(on_query, "value")
     return frame(
         [preset_control, query], [by_sum_plot, softmax_plot], readout, pn.Column(message, hint)
     )

@@ -111,3 +111,26 @@ def test_the_presets_pick_their_queries():
         choose(view, name)
         assert TOKENS.index(widgets(view)["Query token"].value) == preset_query(name)
     assert np.all(np.isfinite(preset_inputs("near-zero")))
+
+
+@pytest.mark.parametrize(
+    ("preset", "token"), [("negative", None), ("near-zero", None), ("negative", "one")]
+)
+def test_each_change_draws_once(monkeypatch, preset, token):
+    # A preset also sets its query; that must not draw (and send to the page) a second time.
+    calls = []
+
+    def counted(s):
+        calls.append(1)
+        return sum_normalise(s)
+
+    view = normalisations.view()
+    monkeypatch.setattr(normalisations, "sum_normalise", counted)
+    choose(view, preset, token)
+    assert len(calls) == (1 if token is None else 2)  # the preset, then the token
+    assert readouts(view) == expected(preset, token or TOKENS[preset_query(preset)])
+
+
+def test_the_caption_names_the_buttons_the_reader_sees():
+    for label in (PRESETS["negative"], PRESETS["near-zero"]):
+        assert f"“{label}”" in normalisations.CAPTION
