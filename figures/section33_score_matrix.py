@@ -42,7 +42,9 @@ def _score_explanation(X: np.ndarray, omega: np.ndarray, i: int, j: int) -> str:
         f" (row {escape(TOKENS[i])}, column {escape(TOKENS[j])})</p>"
     )
     mirror = (
-        f"<p>Its mirror ω{sub(f'{j + 1}{i + 1}')} (row {escape(TOKENS[j])}, column "
+        f"<p>On the diagonal: {escape(TOKENS[i])} dotted with itself, the square of its length.</p>"
+        if i == j
+        else f"<p>Its mirror ω{sub(f'{j + 1}{i + 1}')} (row {escape(TOKENS[j])}, column "
         f"{escape(TOKENS[i])}) is {num(omega[j, i])}: the same products, added in the "
         "same way.</p>"
     )
@@ -57,8 +59,12 @@ def _weight_explanation(omega: np.ndarray, alpha: np.ndarray, i: int, j: int) ->
         f'<span class="s33-line">{vec(omega[i])}</span> become the weights '
         f'<span class="s33-line">{vec(alpha[i])}</span>, which sum to '
         f"{num(row_sums(alpha[i]))}.</p>"
-        f"<p>Its mirror α{sub(f'{j + 1}{i + 1}')} is {num(alpha[j, i])}: row "
-        f"{escape(TOKENS[j])} has its own denominator.</p>"
+        + (
+            f"<p>On the diagonal: the weight {escape(TOKENS[i])} gives itself.</p>"
+            if i == j
+            else f"<p>Its mirror α{sub(f'{j + 1}{i + 1}')} is {num(alpha[j, i])}: row "
+            f"{escape(TOKENS[j])} has its own denominator.</p>"
+        )
     )
 
 

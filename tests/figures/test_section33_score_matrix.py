@@ -4,6 +4,7 @@ from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_score_matrix as fig
 from figures.fmt import num, vec
+from figures.section33_html import sub
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
 
@@ -25,7 +26,10 @@ def test_scores_are_the_books_and_every_cell_writes_out_its_dot_product():
             terms, total = dot_terms(X[i], X[j])
             why = p.explanation(f"m{i}-{j}")
             assert " + ".join(num(t) for t in terms) + f" = {num(total)}" in why
-            assert f"is {num(omega[j, i])}" in why  # its mirror, quoted from the matrix
+            if i == j:  # a diagonal cell has no mirror but itself
+                assert "mirror" not in why and "dotted with itself" in why
+            else:
+                assert f"is {num(omega[j, i])}" in why  # its mirror, quoted from the matrix
     # Section 3.3.1: row journey of the matrix is the one query's scores.
     assert [cells[f"1-{j}"] for j in range(T)] == [
         "0.9544", "1.4950", "1.4754", "0.8434", "0.7070", "1.0865"
@@ -45,6 +49,11 @@ def test_the_switch_shows_the_weights_and_their_softmax_origin():
         assert [cells[f"{i}-{j}"] for j in range(len(TOKENS))] == [num(a) for a in alpha[i]]
         why = p.explanation(f"m{i}-{i}")
         assert vec(alpha[i]) in why and f"sum to {num(row_sums(alpha[i]))}" in why
+        assert "mirror" not in why and "gives itself" in why  # the diagonal
+        j = (i + 1) % len(TOKENS)
+        assert f"mirror α{sub(f'{j + 1}{i + 1}')} is {num(alpha[j, i])}" in p.explanation(
+            f"m{i}-{j}"
+        )
         # Pointing at a weight lights its whole row: the row it was normalised with.
         (cell,) = p.by_key(f"m{i}-0")
         assert f"row{i}" in cell.attrs["data-lights"].split()
