@@ -75,6 +75,17 @@ LARGE_RNN = (5, 100)
 SCALE_EXAMPLE = 3.0
 
 
+_COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
+
+
+def _count(k: int, of: int | None = None) -> str:
+    """A small count in words, out of a total when given: 'five of the six', 'all six'."""
+    if of is None:
+        return _COUNTS[k]
+    return f"all {_COUNTS[of]}" if k == of else f"{_COUNTS[k]} of the {_COUNTS[of]}"
+
+
 def _words(indices) -> str:
     """Token names joined for prose: 'journey and starts'."""
     names = [TOKENS[int(i)] for i in indices]
@@ -162,7 +173,7 @@ def _what_it_did(X: np.ndarray) -> dict:
     longest = np.argsort(n)[::-1][:2]
     shortest = int(np.argmin(n))
     top = largest_per_row(alpha)
-    first = 0
+    (first,) = np.flatnonzero(~np.isin(top, longest))  # the prose: "the only other winner"
     cos_alpha = softmax(cosine_scores(X))
     cos_h = entropy_bits(cos_alpha)
     flatter = cos_h > h
@@ -187,20 +198,21 @@ def _what_it_did(X: np.ndarray) -> dict:
         "flat_nearest": TOKENS[int(nearest_input(context_vectors(flat_weights(T), X), X)[0])],
         "longest": _words(longest),
         "longest_norms": [num(v) for v in n[longest]],
-        "rows_to_longest": integer(int(np.isin(top, longest).sum())),
+        "rows_to_longest": _count(int(np.isin(top, longest).sum()), T),
+        "first_row": _ORDINALS[first],
         "first_token": TOKENS[first],
         "first_top": TOKENS[int(top[first])],
         "first_runner_up": TOKENS[int(runner_up_per_row(alpha)[first])],
         "first_margin": num(winning_margin(alpha)[first]),
         "shortest": TOKENS[shortest],
         "shortest_norm": num(n[shortest]),
-        "scale_example": num(SCALE_EXAMPLE, 0),
-        "scaled_wins": integer(rows_won_by(scaled_alpha, shortest)),
+        "scale_example": _count(int(SCALE_EXAMPLE)),
+        "scaled_wins": _count(rows_won_by(scaled_alpha, shortest), T),
         "scaled_self": num(scaled_alpha[shortest, shortest], 3),
         "mean_entropy_dot": num(mean_entropy_bits(alpha)),
         "mean_entropy_cos": num(mean_entropy_bits(cos_alpha)),
-        "rows_flatter": integer(int(flatter.sum())),
-        "exception_row": integer(int(exception) + 1),
+        "rows_flatter": _count(int(flatter.sum()), T),
+        "exception_row": _ORDINALS[int(exception)],
         "exception_token": TOKENS[int(exception)],
         "exception_dot": num(h[exception]),
         "exception_cos": num(cos_h[exception]),

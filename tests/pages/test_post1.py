@@ -92,9 +92,14 @@ def test_context_values_are_the_sources():
     assert n["gpt2_multiplies"] == "805,306,368"
     assert n["row_entropies"] == ["2.549", "2.519", "2.521", "2.560", "2.564", "2.534"]
     assert (n["nearest"], n["longest"], n["shortest"]) == ("starts", "journey and starts", "with")
-    assert (n["rows_to_longest"], n["first_top"], n["first_runner_up"]) == ("5", "Your", "journey")
-    assert (n["scale_example"], n["scaled_wins"], n["scaled_self"]) == ("3", "6", "0.687")
-    assert (n["rows_flatter"], n["exception_row"], n["exception_token"]) == ("5", "5", "one")
+    assert (n["rows_to_longest"], n["first_row"]) == ("five of the six", "first")
+    assert (n["first_token"], n["first_top"], n["first_runner_up"]) == ("Your", "Your", "journey")
+    assert (n["scale_example"], n["scaled_wins"], n["scaled_self"]) == ("three", "all six", "0.687")
+    assert (n["rows_flatter"], n["exception_row"], n["exception_token"]) == (
+        "five of the six",
+        "fifth",
+        "one",
+    )
 
 
 def test_printed_outputs_come_from_running_the_code(html):
