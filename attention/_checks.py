@@ -66,3 +66,18 @@ def check_probability(p, name: str = "p") -> float:
     if not 0.0 <= p <= 1.0:  # also false for NaN
         raise ValueError(f"{name} must be in [0, 1], got {p}")
     return p
+
+
+def checked_matmul(
+    a: np.ndarray, b: np.ndarray, what: str, culprit: str = "the inputs"
+) -> np.ndarray:
+    """a @ b, refusing a result that overflowed float64. (..., m, k), (..., k, n) -> (..., m, n)
+
+    Finite operands can still give inf (or inf - inf = NaN) once a product or a partial sum
+    passes 1.8e308; numpy would warn and pass it on, so the core reports it as ValueError.
+    """
+    with np.errstate(over="ignore", invalid="ignore"):
+        product = a @ b
+    if not np.all(np.isfinite(product)):
+        raise ValueError(f"{what} overflowed float64; {culprit} are too large")
+    return product

@@ -17,29 +17,21 @@ from attention._checks import (
     check_positive_int,
     check_square,
     check_vector,
+    checked_matmul,
 )
-
-
-def _finite_scores(omega: np.ndarray) -> np.ndarray:
-    """Refuse scores that overflowed, which softmax would turn into NaN weights."""
-    if not np.all(np.isfinite(omega)):
-        raise ValueError("scores overflowed float64; the embeddings are too large")
-    return omega
 
 
 def scores(X: np.ndarray) -> np.ndarray:
     """Every token's dot product with every token. X: (T, d) -> (T, T)"""
     X = check_matrix(X)
-    with np.errstate(over="ignore"):  # reported as a ValueError instead
-        return _finite_scores(X @ X.T)
+    return checked_matmul(X, X.T, "scores", "the embeddings")  # inf would be NaN weights
 
 
 def query_scores(X: np.ndarray, i: int) -> np.ndarray:
     """One query's scores: token i dotted with every token. X: (T, d), i -> (T,)"""
     X = check_matrix(X)
     i = check_index(i, X.shape[0])
-    with np.errstate(over="ignore"):
-        return _finite_scores(X @ X[i])
+    return checked_matmul(X, X[i], "scores", "the embeddings")
 
 
 def softmax(scores: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -84,7 +76,8 @@ def context(weights: np.ndarray, X: np.ndarray) -> np.ndarray:
     w = check_array(weights, "weights", (1, 2))
     if w.shape[-1] != X.shape[0]:
         raise ValueError(f"weights have {w.shape[-1]} columns but X has {X.shape[0]} tokens")
-    return w @ X
+    # divide-by-sum weights can be huge (sum_normalise), so the average can overflow
+    return checked_matmul(w, X, "the context vectors", "the weights or embeddings")
 
 
 def attend(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attention._checks import check_array, check_matrix, check_positive_int
+from attention._checks import check_array, check_matrix, check_positive_int, checked_matmul
 from attention.basics import softmax
 from attention.masking import masked_before_softmax
 
@@ -90,9 +90,7 @@ def _scores_and_weights(
     """Raw scores Q K^T and their (masked) softmax of scores / sqrt(d_k). -> two (..., T, T)"""
     if not isinstance(causal, bool | np.bool_):
         raise ValueError(f"causal must be True or False, got {causal!r}")
-    scores = Q @ np.swapaxes(K, -1, -2)
-    if not np.all(np.isfinite(scores)):
-        raise ValueError("the scores overflowed float64; the inputs are too large")
+    scores = checked_matmul(Q, np.swapaxes(K, -1, -2), "the scores")
     d_k = K.shape[-1]
     weights = masked_before_softmax(scores, d_k) if causal else softmax(scores / np.sqrt(d_k))
     return scores, weights
@@ -108,8 +106,11 @@ def causal_attention(
     """One head: the book's CausalAttention without dropout. ([b,] T, d_in) -> ([b,] T, d_v)"""
     batch = _check_inputs(X)
     W_query, W_key, W_value = _check_projections(batch.shape[-1], W_query, W_key, W_value)
-    _, weights = _scores_and_weights(batch @ W_query, batch @ W_key, causal)
-    context = weights @ (batch @ W_value)
+    queries = checked_matmul(batch, W_query, "the projection")
+    keys = checked_matmul(batch, W_key, "the projection")
+    values = checked_matmul(batch, W_value, "the projection")
+    _, weights = _scores_and_weights(queries, keys, causal)
+    context = checked_matmul(weights, values, "the context")
     return context[0] if np.ndim(X) == 2 else context
 
 
@@ -134,6 +135,16 @@ def split_heads(M: np.ndarray, num_heads: int) -> np.ndarray:
     return M.reshape(b, T, num_heads, head_dim(d_out, num_heads)).transpose(0, 2, 1, 3)
 
 
+def _out_proj(merged: np.ndarray, W_out: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    """merged @ W_out + bias, refusing overflow in the sum too. (b, T, d_out) -> (b, T, d_out)"""
+    projected = checked_matmul(merged, W_out, "out_proj")
+    with np.errstate(over="ignore"):
+        out = projected + bias
+    if not np.all(np.isfinite(out)):
+        raise ValueError("out_proj overflowed float64; the inputs are too large")
+    return out
+
+
 def multihead_split_stages(
     X: np.ndarray,
     W_query: np.ndarray,
@@ -156,13 +167,13 @@ def multihead_split_stages(
     if W_value.shape[1] != d_out:
         raise ValueError(f"W_value must be (d_in, {d_out}) like W_query, got {W_value.shape}")
     hd = head_dim(d_out, num_heads)
-    keys = batch @ W_key  # (b, T, d_out)
-    queries = split_heads(batch @ W_query, num_heads)  # (b, H, T, hd)
-    values = split_heads(batch @ W_value, num_heads)
+    keys = checked_matmul(batch, W_key, "the projection")  # (b, T, d_out)
+    queries = split_heads(checked_matmul(batch, W_query, "the projection"), num_heads)
+    values = split_heads(checked_matmul(batch, W_value, "the projection"), num_heads)
     viewed = keys.reshape(*keys.shape[:2], num_heads, hd)  # (b, T, H, hd)
     split = viewed.transpose(0, 2, 1, 3)  # (b, H, T, hd)
     scores, weights = _scores_and_weights(queries, split, causal)  # (b, H, T, T)
-    context = weights @ values  # (b, H, T, hd)
+    context = checked_matmul(weights, values, "the context")  # (b, H, T, hd)
     moved = context.transpose(0, 2, 1, 3)  # (b, T, H, hd)
     merged = moved.reshape(*moved.shape[:2], d_out)  # (b, T, d_out)
     stages = [
@@ -183,7 +194,7 @@ def multihead_split_stages(
         bias = np.zeros(d_out) if b_out is None else check_array(b_out, "b_out", 1)
         if bias.shape != (d_out,):
             raise ValueError(f"b_out must be ({d_out},), got {bias.shape}")
-        stages.append(("out_proj(context)", merged @ W_out + bias))
+        stages.append(("out_proj(context)", _out_proj(merged, W_out, bias)))
     elif b_out is not None:
         raise ValueError("b_out was given without W_out")
     return stages

@@ -23,19 +23,10 @@ normalised by its own denominator.
 
 import numpy as np
 
-from attention._checks import check_array, check_matrix
+from attention._checks import check_array, check_matrix, checked_matmul
 from attention.basics import softmax
 
 MODES: tuple[str, ...] = ("none", "tied", "separate")
-
-
-def _matmul(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
-    """a @ b, refusing a result that overflowed float64 instead of passing inf or NaN on."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        product = a @ b
-    if not np.all(np.isfinite(product)):
-        raise ValueError(f"{what} overflowed float64; the inputs are too large")
-    return product
 
 
 def project(X: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -50,7 +41,7 @@ def project(X: np.ndarray, W: np.ndarray) -> np.ndarray:
     W = check_matrix(W, "W")
     if X.shape[-1] != W.shape[0]:
         raise ValueError(f"X has {X.shape[-1]} features but W expects {W.shape[0]} rows (d_in)")
-    return _matmul(X, W, "the projection")
+    return checked_matmul(X, W, "the projection")
 
 
 def qkv(
@@ -76,7 +67,7 @@ def scaled_scores(Q: np.ndarray, K: np.ndarray) -> np.ndarray:
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(f"Q and K need one width d_k, got {Q.shape[-1]} and {K.shape[-1]}")
     d_k = K.shape[-1]
-    return _matmul(Q, np.swapaxes(K, -1, -2), "the scores") / np.sqrt(d_k)
+    return checked_matmul(Q, np.swapaxes(K, -1, -2), "the scores") / np.sqrt(d_k)
 
 
 def self_attention(
@@ -87,9 +78,9 @@ def self_attention(
     X: (T, d_in), W_*: (d_in, d_out) -> scores (T, T) = Q K^T, weights (T, T), context (T, d_v)
     """
     Q, K, V = qkv(check_matrix(X, "X"), W_query, W_key, W_value)
-    scores = _matmul(Q, K.T, "the scores")
+    scores = checked_matmul(Q, K.T, "the scores")
     weights = softmax(scores / np.sqrt(K.shape[-1]))
-    return scores, weights, weights @ V
+    return scores, weights, checked_matmul(weights, V, "the context")
 
 
 def _check_mode(mode: str) -> str:
@@ -111,7 +102,7 @@ def mode_scores(X: np.ndarray, mode: str, W_query: np.ndarray, W_key: np.ndarray
         Q = K = X
     elif mode == "tied":
         K = Q
-    return _matmul(Q, K.T, "the scores")
+    return checked_matmul(Q, K.T, "the scores")
 
 
 def mode_weights(X: np.ndarray, mode: str, W_query: np.ndarray, W_key: np.ndarray) -> np.ndarray:
