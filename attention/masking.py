@@ -68,18 +68,26 @@ def masked_after_softmax(
 ) -> np.ndarray:
     """Naive route: softmax(scores / sqrt(d_k)), zero the masked entries, renormalise each row.
 
-    scores: (..., T, T) -> (..., T, T). Raises ValueError if a row's visible weights all
-    underflow to 0 in the first softmax (future scores hundreds of units above the visible
-    ones): renormalising would be 0/0. ``masked_before_softmax`` has no such failure.
+    scores: (..., T, T) -> (..., T, T). Raises ValueError if a row's visible weights sum to
+    less than the smallest normal float64 after the first softmax (future scores hundreds of
+    units above the visible ones): they have underflowed to 0 or to subnormals with few
+    significant bits, and renormalising would be 0/0 or would blow their rounding up into
+    wrong weights. ``masked_before_softmax`` has no such failure.
     """
     scores = _check_scores(scores)
     keep = _keep_mask(mask, scores.shape[-1])
     kept = softmax(_scale(scores, d_k)) * keep
     row_sums = np.sum(kept, axis=-1, keepdims=True)
-    if np.any(row_sums == 0.0):
+    # At or above ``tiny`` a subnormal's absolute error (2^-1074) becomes at most 2^-52 after
+    # the division: rounding noise. Below it, the division magnifies underflow into the result.
+    lost = row_sums[..., 0] < np.finfo(np.float64).tiny
+    if np.any(lost):
+        rows = sorted({int(i) for i in np.nonzero(lost)[-1]})
         raise ValueError(
-            "every visible weight of a row underflowed to 0 before renormalising; "
-            "mask before the softmax instead"
+            f"the visible weights of row(s) {rows} underflowed in the first softmax (their sum "
+            f"is below {np.finfo(np.float64).tiny:.1e}, the smallest normal float64), so the "
+            "masked-after-softmax route lost those rows: renormalising them would give wrong "
+            "weights. Mask before the softmax (masked_before_softmax) instead"
         )
     return kept / row_sums
 

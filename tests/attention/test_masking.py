@@ -170,6 +170,39 @@ def test_naive_route_refuses_an_underflowed_row():
     assert np.array_equal(mk.masked_before_softmax(scores, 4)[0], [1.0, 0.0])
 
 
+def test_naive_route_refuses_a_row_lost_to_subnormals():
+    # Row 1's future score 745 dominates: its visible weights survive the first softmax only as
+    # subnormals, and renormalising those gave [0.3333, 0.6667] instead of [0.2689, 0.7311].
+    scores = np.array([[0.0, 0.0, 0.0], [0.0, 1.0, 745.0], [0.0, 0.0, 0.0]])
+    visible = softmax(scores[1])[:2]
+    assert 0.0 < visible.sum() < np.finfo(np.float64).tiny  # the case really is subnormal
+    for route in (mk.masked_after_softmax, mk.mask_difference, mk.zero_mask_difference):
+        with pytest.raises(ValueError, match=r"row\(s\) \[1\] underflowed.*masked_before"):
+            route(scores, 1)
+    with pytest.raises(ValueError, match=r"row\(s\) \[1\]"):
+        mk.masked_after_softmax(scores[None, None], 1)  # batched: the row index, not the batch
+    expected = softmax(np.array([0.0, 1.0]))
+    assert np.allclose(mk.masked_before_softmax(scores, 1)[1, :2], expected, rtol=0, atol=1e-15)
+
+
+@settings(max_examples=200, deadline=None)
+@given(arrays_TT(min_T=2, max_T=6, lo=-5.0, hi=5.0), st.floats(690.0, 760.0), st.data())
+def test_naive_route_is_right_or_refuses(scores, gap, data):
+    # One future score ``gap`` above its row, around where exp(-gap) turns subnormal (708) and
+    # then 0 (745): the naive route either raises or, as the module promises, agrees with the
+    # efficient one up to rounding. Never a silently wrong row.
+    T = scores.shape[0]
+    i = data.draw(st.integers(0, T - 2))
+    scores[i, data.draw(st.integers(i + 1, T - 1))] = scores[i].max() + gap
+    efficient = mk.masked_before_softmax(scores, 1)
+    try:
+        naive = mk.masked_after_softmax(scores, 1)
+    except ValueError as err:
+        assert "underflowed" in str(err)
+        return
+    assert np.max(np.abs(naive - efficient)) <= 1e-12
+
+
 def test_custom_mask_is_respected():
     mask = np.array([[True, True], [False, True]])
     weights = mk.masked_before_softmax(np.zeros((2, 2)), 1, mask=mask)
