@@ -159,11 +159,18 @@ def largest_per_row(weights: np.ndarray) -> np.ndarray:
 
 
 def runner_up_per_row(weights: np.ndarray) -> np.ndarray:
-    """Column of each row's second-largest weight. (T_q, T) -> (T_q,) int"""
+    """Column of each row's second-largest weight. (T_q, T) -> (T_q,) int
+
+    The largest weight once ``largest_per_row``'s column is set aside, so never the winner's
+    own column: on a tie for first it is the other tied column (margin 0);
+    among equal runners-up, the first.
+    """
     w = check_array(weights, "weights", 2)
     if w.shape[1] < 2:
         raise ValueError("need at least two columns to have a runner-up")
-    return np.argsort(w, axis=-1, kind="stable")[:, -2]
+    others = w.copy()
+    others[np.arange(w.shape[0]), largest_per_row(w)] = -np.inf
+    return np.argmax(others, axis=-1)
 
 
 def winning_margin(weights: np.ndarray) -> np.ndarray:

@@ -2,6 +2,9 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from attention.analysis import (
     attends_to_itself,
@@ -340,3 +343,29 @@ def test_mean_entropy(book):
     assert_printed(mean_entropy_bits(softmax(cosine_scores(X))), 2.5673)
     with pytest.raises(ValueError):
         mean_entropy_bits(np.full(6, 1 / 6))
+
+
+def test_runner_up_on_a_tie_is_the_other_tied_column():
+    w = np.array([[0.4, 0.4, 0.2], [0.5, 0.5, 0.0], [0.2, 0.3, 0.3], [0.6, 0.2, 0.2]])
+    assert largest_per_row(w).tolist() == [0, 0, 1, 0]
+    assert runner_up_per_row(w).tolist() == [1, 1, 2, 1]
+    assert winning_margin(w).tolist() == [0.0, 0.0, 0.0, pytest.approx(0.4)]
+
+
+# Few distinct values, so that rows with ties (for first and for second) are common.
+tied_weights = st.tuples(st.integers(1, 5), st.integers(2, 6)).flatmap(
+    lambda shape: hnp.arrays(np.float64, shape, elements=st.sampled_from([0.0, 0.2, 0.4, 0.5]))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tied_weights)
+def test_runner_up_is_the_best_of_the_rest(w):
+    rows = np.arange(w.shape[0])
+    top, second = largest_per_row(w), runner_up_per_row(w)
+    assert np.all(second != top)
+    assert np.all(w[rows, top] >= w[rows, second])
+    rest = w.copy()
+    rest[rows, top] = -np.inf
+    assert np.array_equal(w[rows, second], rest.max(axis=1))
+    assert np.array_equal(winning_margin(w), w[rows, top] - w[rows, second])
