@@ -44,16 +44,21 @@ def _check_lengths(T) -> np.ndarray:
 
 
 def _check_factor(factor) -> float:
+    """A per-step shrink factor in (0, 1]: the decay this module models, never a growth.
+
+    Above 1, factor ** T overflows to inf for long sequences (2 ** 2000), which the core
+    refuses to return.
+    """
     if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
         raise ValueError(f"factor must be a number, got {factor!r}")
     factor = float(factor)
-    if not math.isfinite(factor) or factor <= 0.0:
-        raise ValueError(f"factor must be a finite number above 0, got {factor}")
+    if not 0.0 < factor <= 1.0:  # also false for NaN
+        raise ValueError(f"factor must be in (0, 1], a per-step shrink, got {factor}")
     return factor
 
 
 def decay(factor: float, T: int | np.ndarray) -> float | np.ndarray:
-    """A per-step factor compounded over T steps: factor ** T. T: () or (n,) -> () or (n,)
+    """A per-step factor in (0, 1] compounded over T steps: factor ** T. T: () or (n,) -> () or (n,)
 
     Underflows to 0.0 for long sequences and small factors; plot ``log10_decay`` instead.
     """
@@ -64,7 +69,7 @@ def decay(factor: float, T: int | np.ndarray) -> float | np.ndarray:
 
 
 def log10_decay(factor: float, T: int | np.ndarray) -> float | np.ndarray:
-    """log10(factor ** T) = T log10(factor), finite for any T. T: () or (n,) -> () or (n,)"""
+    """log10(factor ** T) = T log10(factor) <= 0, finite for any T. T: () or (n,) -> () or (n,)"""
     factor = _check_factor(factor)
     lengths = _check_lengths(T)
     result = lengths * math.log10(factor)

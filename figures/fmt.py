@@ -14,7 +14,8 @@ def num(x: float, digits: int = 4) -> str:
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     text = f"{x:.{digits}f}"
-    return "0." + "0" * digits if text == "-0." + "0" * digits else text
+    # -0.00001 rounds to "-0.0000" (and -0.1 to "-0" at 0 digits): print zero without a sign
+    return text[1:] if text == f"{-0.0:.{digits}f}" else text
 
 
 def vec(values: Iterable[float], digits: int = 4) -> str:

@@ -54,7 +54,7 @@ def test_decay_is_factor_to_the_T():
     T = np.arange(1, 101)
     np.testing.assert_allclose(decay(0.5, T), 0.5**T, rtol=1e-15)
     assert decay(1.0, 10**6) == 1.0
-    assert decay(1.5, 4) == 1.5**4  # a factor above 1 explodes instead
+    assert decay(np.nextafter(0.0, 1.0), 1) > 0.0  # the smallest positive factor is allowed
 
 
 def test_log10_decay_survives_where_decay_underflows():
@@ -88,3 +88,12 @@ def test_bad_factor(factor):
         decay(factor, 10)
     with pytest.raises(ValueError):
         log10_decay(factor, 10)
+
+
+@pytest.mark.parametrize("factor", [np.nextafter(1.0, 2.0), 1.5, 2.0, 1e308])
+def test_factor_above_one_is_refused(factor):
+    # A factor above 1 grows instead of decaying: decay(2.0, 2000) was inf with a RuntimeWarning.
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        decay(factor, 2000)
+    with pytest.raises(ValueError, match=r"\(0, 1\]"):
+        log10_decay(factor, 2000)

@@ -15,6 +15,8 @@ from figures.fmt import integer, num, percent, sci, vec
         (2, 2, "2.00"),
         (np.float64(-1.5), 1, "-1.5"),
         (-0.00001, 4, "0.0000"),  # no negative zero
+        (-0.1, 0, "0"),
+        (-0.6, 0, "-1"),
         (math.nan, 4, "NaN"),
         (np.nan, 2, "NaN"),
         (math.inf, 4, "∞"),
@@ -23,6 +25,14 @@ from figures.fmt import integer, num, percent, sci, vec
 )
 def test_num(x, digits, text):
     assert num(x, digits) == text
+
+
+@pytest.mark.parametrize("digits", [0, 1, 2, 3, 4, 6])
+@pytest.mark.parametrize("share", [0.0, 1e-9, 0.1, 0.49])
+def test_num_never_prints_negative_zero(share, digits):
+    # -share of the last printed digit rounds to zero, whatever the number of digits
+    x = -share * 10.0**-digits
+    assert num(x, digits) == f"{0.0:.{digits}f}"
 
 
 def test_the_other_formats():
