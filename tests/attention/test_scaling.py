@@ -121,12 +121,14 @@ def std_halfwidth(d_k: int, n: int, n_keys: int = 6, z: float = 4.0) -> float:
 
 @pytest.mark.parametrize(("d_k", "post_std"), [(64, 7.890), (4096, 63.5)])
 def test_dot_product_std_tracks_sqrt_dk(d_k, post_std):
-    # Section 02: "reading 7.890 against 8 at d_k = 64 and 63.5 against 64 at 4,096".
+    # Section 02 of the source: "reading 7.890 against 8 at d_k = 64 and 63.5 against 64 at
+    # 4,096". The page prints its figure's own seeded run (tests/pages/test_post2.py); here the
+    # core's sample and the source's both lie within sampling error of the core's sqrt(d_k).
     stats = sc.dk_experiment(d_k, scaled=False, n_draws=4000, seed=1)
     assert stats.expected_std == math.sqrt(d_k)
-    assert abs(stats.dot_std / math.sqrt(d_k) - 1) < std_halfwidth(d_k, 4000)
-    # the post's reading is a plausible sample of a few hundred draws
-    assert abs(post_std / math.sqrt(d_k) - 1) < std_halfwidth(d_k, POST_DRAWS)
+    assert abs(stats.dot_std / stats.expected_std - 1) < std_halfwidth(d_k, 4000)
+    # the source does not say how many draws it took; allow a run the size of the figure's
+    assert abs(post_std / stats.expected_std - 1) < std_halfwidth(d_k, sc.N_DRAWS)
 
 
 # The note's population medians, as (low, high) rounding intervals of the printed value.
