@@ -54,14 +54,19 @@ def score_matrix_bytes(n: int, bytes_per_score: int = 2, heads: int = 1) -> int:
     return n * n * bytes_per_score * heads
 
 
+def card_bytes(card_gib: int = CARD_GIB) -> int:
+    """One card's memory in bytes: ``card_gib`` binary gigabytes. -> exact int"""
+    return check_positive_int(card_gib, "card_gib") * GIB
+
+
 def cards_needed(n_bytes: int, card_gib: int = CARD_GIB) -> tuple[float, int]:
     """How many cards of ``card_gib`` GiB the bytes fill. -> (exact ratio, whole cards to buy)
 
     The second number rounds up: a fraction of a card cannot be bought.
     """
     n_bytes = check_positive_int(n_bytes, "n_bytes")
-    card_bytes = check_positive_int(card_gib, "card_gib") * GIB
-    return n_bytes / card_bytes, -(-n_bytes // card_bytes)
+    card = card_bytes(card_gib)
+    return n_bytes / card, -(-n_bytes // card)
 
 
 def scaled_time(

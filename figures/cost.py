@@ -8,12 +8,13 @@ quadratically from 0.1 s per token at 1,024 tokens.
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
+from attention.basics import score_dot_products
 from attention.cost import (
     CARD_GIB,
-    GIB,
     GPT41_CONTEXT,
     REF_SECONDS,
     REF_TOKENS,
+    card_bytes,
     cards_needed,
     scaled_time,
     score_matrix_bytes,
@@ -72,7 +73,7 @@ def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_lab
     p = plot(title, height=260, x_axis_type="log", y_axis_type="log")
     p.line(x="n", y="y", source=curve, color=MUTED, line_width=2)
     p.scatter(x="n", y="y", source=here, size=11, color=ACCENT)
-    p.xaxis.axis_label = "context length n (tokens)"
+    p.xaxis.axis_label = "context length T (tokens)"
     p.yaxis.axis_label = y_label
     return p
 
@@ -93,7 +94,9 @@ def view() -> pn.viewable.Viewable:
     time_curve = ColumnDataSource({"n": list(LENGTHS), "y": [scaled_time(n)[0] for n in LENGTHS]})
     time_here = ColumnDataSource({"n": [], "y": []})
     memory_plot = _log_plot("one head's score matrix", memory_curve, memory_here, "bytes")
-    card_line = Span(dimension="width", location=CARD_GIB * GIB, line_dash="dashed", line_color=INK)
+    card_line = Span(
+        dimension="width", location=card_bytes(CARD_GIB), line_dash="dashed", line_color=INK
+    )
     memory_plot.add_layout(card_line)
     time_plot = _log_plot(
         f"time per token, {num(REF_SECONDS, 1)} s at {integer(REF_TOKENS)} tokens",
@@ -116,11 +119,11 @@ def view() -> pn.viewable.Viewable:
         refill(memory_curve, {"n": list(LENGTHS), "y": curve})
         refill(memory_here, {"n": [n], "y": [n_bytes]})
         refill(time_here, {"n": [n], "y": [seconds]})
-        card_line.location = card_gib * GIB
+        card_line.location = card_bytes(card_gib)
         readout.object = readout_html(
             [
-                ("tokens", "context length n", integer(n)),
-                ("scores", "scores in one head's matrix, n²", integer(score_matrix_bytes(n, 1))),
+                ("tokens", "context length T", integer(n)),
+                ("scores", "scores in one head's matrix, T²", integer(score_dot_products(n))),
                 ("bytes", "bytes", integer(n_bytes)),
                 ("bytes-binary", "in binary units", bytes_text(n_bytes)),
                 ("card-ratio", f"{card_gib} GiB cards, exact ratio", ratio_text(ratio)),

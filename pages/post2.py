@@ -80,7 +80,7 @@ TEMPLATE = "post2.html"
 TITLE = "Three matrices, and a triangle of minus infinity"
 SUMMARY = (
     "Trainable query, key and value matrices, the square-root divisor, the causal mask, "
-    "dropout, heads, and what the n-by-n score matrix costs, all computed live."
+    "dropout, heads, and what the T-by-T score matrix costs, all computed live."
 )
 
 # The key widths section 02 reads off the figure.

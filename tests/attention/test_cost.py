@@ -32,6 +32,7 @@ def test_cards_round_up():
     assert cards == 26 and isinstance(cards, int)
     assert cost.cards_needed(80 * 2**30) == (1.0, 1)  # exactly full: no extra card
     assert cost.cards_needed(80 * 2**30 + 1)[1] == 2
+    assert cost.card_bytes(80) == 85_899_345_920 and isinstance(cost.card_bytes(80), int)
 
 
 def test_time_scales_quadratically():
