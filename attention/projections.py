@@ -23,7 +23,7 @@ normalised by its own denominator.
 
 import numpy as np
 
-from attention._checks import check_array, check_matrix, checked_matmul
+from attention._checks import check_array, check_matrix, check_positive_int, checked_matmul
 from attention.basics import softmax
 
 MODES: tuple[str, ...] = ("none", "tied", "separate")
@@ -118,6 +118,20 @@ def score_row_sums(scores: np.ndarray) -> np.ndarray:
     scores: (T, T) -> (T,)
     """
     return np.sum(check_matrix(scores, "scores"), axis=1)
+
+
+def softmax_denominators(scores: np.ndarray, d_k: int) -> np.ndarray:
+    """Each row's softmax denominator D_i = sum_j exp(scores_ij / sqrt(d_k)). (T, T) -> (T,)
+
+    Weight a_ij is exp(scores_ij / sqrt(d_k)) / D_i, so for symmetric scores
+    a_ij / a_ji = D_j / D_i: rows with different denominators cannot give symmetric weights.
+    """
+    scores = check_matrix(scores, "scores")
+    with np.errstate(over="ignore"):
+        D = np.sum(np.exp(scores / np.sqrt(check_positive_int(d_k, "d_k"))), axis=1)
+    if not np.all(np.isfinite(D)):
+        raise ValueError("a softmax denominator overflowed float64; the scores are too large")
+    return D
 
 
 def asymmetry(M: np.ndarray) -> np.ndarray:

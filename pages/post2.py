@@ -58,6 +58,7 @@ from attention.projections import (
     mode_weights,
     most_asymmetric_pair,
     score_row_sums,
+    softmax_denominators,
 )
 from attention.torch_rng import (
     BOOK_D_IN,
@@ -126,11 +127,14 @@ def _modes() -> dict:
         out[f"weight_error_{mode}"] = modes_figure.error_text(symmetry_error(weights))
     plain = mode_weights(X, "none", W_query, W_key)
     i, j = most_asymmetric_pair(plain)
+    omega = mode_scores(X, "none", W_query, W_key)
+    D = softmax_denominators(omega, W_query.shape[1])
     out.update(
         {
-            "row_sums": ", ".join(
-                num(s) for s in score_row_sums(mode_scores(X, "none", W_query, W_key))
-            ),
+            "row_sums": ", ".join(num(s) for s in score_row_sums(omega)),
+            "denominators": ", ".join(num(d, 2) for d in D),
+            "journey_denominator": num(D[journey], 2),
+            "starts_denominator": num(D[starts], 2),
             "journey_to_starts": num(plain[journey, starts]),
             "starts_to_journey": num(plain[starts, journey]),
             "asymmetric_pair": f"{TOKENS[i]} and {TOKENS[j]}",

@@ -113,6 +113,23 @@ def test_rows_of_xxt_sum_as_printed():
     assert np.round(sums, 4).tolist() == [4.46, 6.5617, 6.4801, 3.6459, 3.1863, 4.673]
 
 
+@given(st.integers(2, 6), st.integers(0, 2**32 - 1), st.integers(1, 8))
+def test_symmetric_scores_give_weights_in_the_ratio_of_the_denominators(T, seed, d_k):
+    # Post 2, section 01: with symmetric scores a_ij / a_ji = D_j / D_i, so rows with different
+    # softmax denominators cannot give symmetric weights.
+    M = np.random.default_rng(seed).normal(size=(T, 3))
+    scores = M @ M.T
+    weights = softmax(scores / np.sqrt(d_k))
+    D = pj.softmax_denominators(scores, d_k)
+    assert np.allclose(weights * D[:, None], np.exp(scores / np.sqrt(d_k)), rtol=1e-12)
+    assert np.allclose(weights / weights.T, D[None, :] / D[:, None], rtol=1e-12)
+
+
+def test_a_denominator_that_overflows_is_refused():
+    with pytest.raises(ValueError, match="denominator overflowed"):
+        pj.softmax_denominators(np.array([[800.0, 0.0], [0.0, 1.0]]), 1)
+
+
 def test_no_matrices_gives_symmetric_scores_but_not_symmetric_weights():
     # Section 01: "With no matrices the score error is exactly 0" and "a perfectly symmetric
     # score matrix still gives a weight error of 0.0634: journey gives starts 0.2134 and gets

@@ -18,6 +18,7 @@ import pytest
 
 import build
 from attention.dropout import BOOK_RATE
+from attention.fixtures import TOKENS
 from attention.scaling import N_DRAWS, dk_sweep
 from figures import divisor
 from figures import dropout as dropout_figure
@@ -295,3 +296,12 @@ def test_a_missing_number_fails_the_build():
             code=lambda: "",
             term=glossary.renderer("/"),
         )
+
+
+def test_the_weights_asymmetry_is_the_ratio_of_the_two_denominators():
+    # Section 01: "journey hands starts 0.2134 while receiving 0.2157 back: the same exponential,
+    # divided by journey's denominator one way and by starts' the other".
+    given = _value(N["journey_to_starts"]) / _value(N["starts_to_journey"])
+    D = _value(N["starts_denominator"]) / _value(N["journey_denominator"])
+    assert abs(given - D) < 1e-3
+    assert len(N["denominators"].split(", ")) == len(TOKENS)
