@@ -103,6 +103,11 @@ def rounded_ratio_time(
     return ratio, seconds, hours
 
 
+def embedding_params(vocab: int, width: int) -> int:
+    """Parameters of a token embedding table: one row of ``width`` numbers per token id."""
+    return check_positive_int(vocab, "vocab") * check_positive_int(width, "width")
+
+
 def feed_forward_params(d_model: int, d_hidden: int) -> int:
     """Parameters of a transformer block's feed-forward: two linear layers with biases.
 

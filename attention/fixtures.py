@@ -12,6 +12,10 @@ TOKENS: tuple[str, ...] = ("Your", "journey", "starts", "with", "one", "step")
 # Two facts about the smallest GPT-2 that chapter 3 quotes: its context length and embedding size.
 GPT2_CONTEXT = 1024
 GPT2_EMBED = 768
+# Where chapter 2 left off: GPT-2's BPE vocabulary, and the shape of its example batch
+# (8 rows of 4 token ids, each embedded in 256 numbers).
+GPT2_VOCAB = 50_257
+CH2_BATCH_SHAPE = (8, 4, 256)
 
 # (T, d) = (6, 3): the tensor printed at the start of the chapter.
 _BOOK = (

@@ -43,10 +43,13 @@ from attention.basics import (
 from attention.basics import (
     context as context_vectors,
 )
+from attention.cost import embedding_params
 from attention.depth import attention_depth, recurrent_depth, sigmoid_slope
 from attention.fixtures import (
+    CH2_BATCH_SHAPE,
     GPT2_CONTEXT,
     GPT2_EMBED,
+    GPT2_VOCAB,
     TOKENS,
     book_inputs,
     preset_inputs,
@@ -90,6 +93,19 @@ def _words(indices) -> str:
     """Token names joined for prose: 'journey and starts'."""
     names = [TOKENS[int(i)] for i in indices]
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+def _chapter_2() -> dict:
+    """The lede: the tensor chapter 2 ends with, and its token table's size."""
+    rows, length, width = CH2_BATCH_SHAPE
+    return {
+        "ch2_rows": _count(rows),
+        "ch2_length": _count(length),
+        "ch2_shape": "[" + ", ".join(str(n) for n in CH2_BATCH_SHAPE) + "]",
+        "ch2_vocab": integer(GPT2_VOCAB),
+        "ch2_width": width,
+        "ch2_table_params": integer(embedding_params(GPT2_VOCAB, width)),
+    }
 
 
 def _depth() -> dict:
@@ -225,6 +241,7 @@ def context() -> dict:
         "bahdanau_year": BAHDANAU_YEAR,
         "transformer_year": TRANSFORMER_YEAR,
         "variants_after": VARIANTS_AFTER,
+        **_chapter_2(),
         **_depth(),
         **_three_steps(X),
         **_normalisations(X),

@@ -3,10 +3,12 @@
 import math
 
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
 from attention import cost
+from attention.fixtures import CH2_BATCH_SHAPE, GPT2_VOCAB
 
 GPT41_WINDOW = 1_047_576  # tokens, GPT-4.1's context window as the post states it
 
@@ -117,3 +119,12 @@ def test_gpt2_block_parameter_counts():
     assert cost.feed_forward_params(768, 4 * 768) == 4_722_432
     with pytest.raises(ValueError, match="d_hidden"):
         cost.feed_forward_params(768, 0)
+
+
+def test_the_token_table_of_chapter_2():
+    # Post 1's lede: "a 50,257 by 256 embedding table ... 12,865,792 parameters".
+    table = torch.nn.Embedding(GPT2_VOCAB, CH2_BATCH_SHAPE[-1])
+    assert cost.embedding_params(GPT2_VOCAB, CH2_BATCH_SHAPE[-1]) == table.weight.numel()
+    assert cost.embedding_params(50_257, 256) == 12_865_792
+    with pytest.raises(ValueError):
+        cost.embedding_params(0, 256)

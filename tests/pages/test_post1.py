@@ -12,6 +12,9 @@ TEMPLATE = build.ROOT / "templates" / post1.TEMPLATE
 
 # What the source post quotes, section by section (expected values, not inputs to the page).
 SOURCE = {
+    "intro, chapter 2: '50,257 by 256 ... [8, 4, 256] ... 12,865,792'": [
+        "50,257", "256", "[8, 4, 256]", "12,865,792"
+    ],
     "01, unrolled depths: 'through 20 layers ... goes through 500'": ["20", "500"],
     "01, 'At five layers and a hundred steps the comparison is 500 against 5'": ["500", "5"],
     "01, 'for a sigmoid that factor is at most 0.25'": ["0.25"],
