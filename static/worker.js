@@ -225,7 +225,13 @@ function rehearse(figureIds) {
   const [first, ...rest] = figureIds;
   if (first === undefined) return;
   setTimeout(() => {
-    live.rehearse(first);
+    // Only a warm-up: the figures are live already, so a failure must not reach the page,
+    // whose onerror would take them offline.
+    try {
+      live.rehearse(first);
+    } catch (err) {
+      console.warn(`figures: rehearsing ${first} failed (${err.message || err})`);
+    }
     rehearse(rest);
   });
 }

@@ -15,9 +15,11 @@ async function zstdDecoder(response) {
   return instance.exports;
 }
 
-// Decode the zstd frame that `chunks` (an async iterable of Uint8Array) carries, which must
+// Decode the zstd frame that `body` (a ReadableStream of Uint8Array) carries, which must
 // unpack to exactly `size` bytes.
-async function unzstd(z, chunks, size) {
+async function unzstd(z, body, size) {
+  // A reader, not `for await`: Safari long had no async iteration of ReadableStream.
+  const reader = body.getReader();
   const inSize = z.ZSTD_DStreamInSize();
   const outSize = z.ZSTD_DStreamOutSize();
   const dctx = z.ZSTD_createDCtx();
@@ -30,7 +32,8 @@ async function unzstd(z, chunks, size) {
   // The decoder's memory may grow inside any call: take fresh views after each one.
   const u32 = () => new Uint32Array(z.memory.buffer, records, 6);
   try {
-    for await (const chunk of chunks) {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const chunk = read.value;
       for (let at = 0; at < chunk.length; at += inSize) {
         const part = chunk.subarray(at, at + inSize);
         new Uint8Array(z.memory.buffer).set(part, src);
@@ -49,7 +52,11 @@ async function unzstd(z, chunks, size) {
         } while (record[IN / 4 + 2] < part.length || record[OUT / 4 + 2] === outSize);
       }
     }
+  } catch (err) {
+    reader.cancel(err).catch(() => {}); // stop the download: the rest is not wanted
+    throw err;
   } finally {
+    reader.releaseLock();
     z.free(records);
     z.free(dst);
     z.free(src);
