@@ -36,8 +36,9 @@ class _Links(HTMLParser):
 class _Prose(HTMLParser):
     """The text a reader reads as prose: outside math, code, scripts and templates."""
 
-    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
-    NOT_PROSE = {"script", "style", "pre", "code", "template", "math"}
+    # Elements with no end tag, and those whose text is not prose.
+    VOID = frozenset("area base br col embed hr img input link meta source wbr".split())
+    NOT_PROSE = frozenset("script style pre code template math".split())
 
     def __init__(self) -> None:
         super().__init__()
@@ -132,7 +133,8 @@ def test_a_bad_base_url_is_refused(tmp_path):
 
 
 def page_config(path: Path) -> dict | None:
-    found = re.search(r'<script type="application/json" id="page-config">(.*?)</script>', path.read_text())
+    pattern = r'<script type="application/json" id="page-config">(.*?)</script>'
+    found = re.search(pattern, path.read_text())
     return json.loads(found.group(1)) if found else None
 
 

@@ -106,7 +106,8 @@ def holder_ids(page) -> dict[str, str]:
     """Figure id -> the id of the element its Bokeh root is drawn into."""
     return page.eval_on_selector_all(
         "figure[data-figure]",
-        "figs => Object.fromEntries(figs.map((f) => [f.dataset.figure, f.querySelector('.fig-slot > div').id]))",
+        "figs => Object.fromEntries(figs.map((f) =>"
+        " [f.dataset.figure, f.querySelector('.fig-slot > div').id]))",
     )
 
 

@@ -55,7 +55,10 @@ PAINTED_WHOLE_JS = """(tip) => {
   const xs = [r.left + 2, r.right - 2], ys = [r.top + 2, r.bottom - 2];
   return xs.every((x) => ys.every((y) => tip.contains(document.elementFromPoint(x, y))));
 }"""
-FITS_JS = "(tip) => { const r = tip.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }"
+FITS_JS = (
+    "(tip) => { const r = tip.getBoundingClientRect();"
+    " return r.top >= 0 && r.bottom <= innerHeight; }"
+)
 
 
 def test_no_tooltip_is_clipped_by_the_prose_around_it(reader):
