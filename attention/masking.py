@@ -25,6 +25,9 @@ import numpy as np
 
 from attention._checks import check_array, check_positive_int
 from attention.basics import softmax
+from attention.fixtures import book_inputs
+from attention.projections import mode_scores
+from attention.torch_rng import weights_section_3_5
 
 # Post 2, section 03: the counterexample that a zero score is not a zero weight.
 COUNTEREXAMPLE_SCORES: tuple[float, ...] = (1.0, 2.0, 3.0, 0.0, 0.0)
@@ -188,3 +191,12 @@ def leaked_weight(weights: np.ndarray) -> np.ndarray:
     weights = _check_scores(weights, "weights")
     future = ~causal_mask(weights.shape[-1])
     return np.sum(weights * future, axis=-1)
+
+
+def book_scores() -> tuple[np.ndarray, int]:
+    """The scores the book masks in section 3.5, and their d_k. -> ((6, 6), 2)
+
+    Q K^T on the book's six tokens with sa_v2's query and key weights (seed 789).
+    """
+    W_query, W_key, _ = weights_section_3_5()
+    return mode_scores(book_inputs(), "separate", W_query, W_key), W_key.shape[1]

@@ -21,10 +21,9 @@ from attention.dropout import (
     pass_stats,
     survivor_scale,
 )
-from attention.fixtures import TOKENS, book_inputs
-from attention.masking import masked_before_softmax
-from attention.projections import mode_scores
-from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
+from attention.fixtures import TOKENS
+from attention.masking import book_scores, masked_before_softmax
+from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import integer, num, percent, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
@@ -45,9 +44,7 @@ DEFAULT_SEED = 0
 
 def causal_weights() -> np.ndarray:
     """Section 3.5's causal attention weights on the book's six tokens. -> (6, 6)"""
-    X = book_inputs()
-    W_query, W_key, _ = weights_section_3_5()
-    return masked_before_softmax(mode_scores(X, "separate", W_query, W_key), W_key.shape[1])
+    return masked_before_softmax(*book_scores())
 
 
 def generator(seed: int, stream: int) -> np.random.Generator:

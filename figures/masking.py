@@ -14,9 +14,10 @@ import panel as pn
 from bokeh.models import ColumnDataSource, Range1d
 
 from attention.basics import softmax
-from attention.fixtures import TOKENS, book_inputs
+from attention.fixtures import TOKENS
 from attention.masking import (
     COUNTEREXAMPLE_SCORES,
+    book_scores,
     efficient_stages,
     leaked_weight,
     mask_difference,
@@ -24,8 +25,7 @@ from attention.masking import (
     zero_mask_difference,
     zero_mask_stages,
 )
-from attention.projections import mode_scores
-from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5, weights_section_3_5
+from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import num, sci, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
@@ -107,10 +107,7 @@ def _counter_plot(bars: ColumnDataSource):
 
 def view() -> pn.viewable.Viewable:
     """The figure: step slider, mask switch, score row; naive, efficient, difference, row."""
-    X = book_inputs()
-    W_query, W_key, _ = weights_section_3_5()
-    scores = mode_scores(X, "separate", W_query, W_key)  # Q K^T, section 3.5
-    d_k = W_key.shape[1]
+    scores, d_k = book_scores()  # Q K^T, section 3.5
     naive = naive_stages(scores, d_k)
     routes = {"-inf": efficient_stages(scores, d_k), "zero": zero_mask_stages(scores, d_k)}
     differences = {"-inf": mask_difference(scores, d_k), "zero": zero_mask_difference(scores, d_k)}

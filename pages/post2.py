@@ -46,6 +46,7 @@ from attention.heads import (
 )
 from attention.masking import (
     COUNTEREXAMPLE_SCORES,
+    book_scores,
     leaked_weight,
     mask_difference,
     masked_before_softmax,
@@ -66,7 +67,6 @@ from attention.torch_rng import (
     SEED_3_4,
     SEED_3_5,
     weights_section_3_4,
-    weights_section_3_5,
 )
 from figures import cost as cost_figure
 from figures import divisor as divisor_figure
@@ -174,10 +174,7 @@ def _divisor() -> dict:
 
 def _masking() -> dict:
     """Section 03 on section 3.5's weights."""
-    X = book_inputs()
-    W_query, W_key, _ = weights_section_3_5()
-    omega = mode_scores(X, "separate", W_query, W_key)
-    d_k = W_key.shape[1]
+    omega, d_k = book_scores()
     final = masked_before_softmax(omega, d_k)
     naive = dict(naive_stages(omega, d_k))
     return {

@@ -245,3 +245,12 @@ def test_zero_mask_difference_is_the_leak():
     assert np.allclose(-np.sum(difference * future, axis=1), leaked, rtol=0, atol=1e-15)
     assert round(-np.sum(difference[0, 1:]), 4) == 0.8029
     assert np.allclose(np.sum(difference, axis=1), 0.0, atol=1e-15)  # both sets of rows sum to 1
+
+
+def test_book_scores_are_section_3_5s():
+    # Section 3.5 masks sa_v2's scores (seed 789): Q K^T on the six tokens, d_k = 2.
+    W_query, W_key, _ = weights_section_3_5()
+    X = book_inputs()
+    scores, d_k = mk.book_scores()
+    assert d_k == 2
+    assert np.array_equal(scores, (X @ W_query) @ (X @ W_key).T)
