@@ -7,7 +7,6 @@ width) and at the same output width (parameters). The weights are ``nn.Linear``'
 values after seed 123, as the book constructs ``MultiHeadAttention``, generated in numpy.
 """
 
-import math
 from functools import lru_cache
 
 import numpy as np
@@ -36,7 +35,8 @@ TITLE = "One matrix, sliced into stripes"
 CAPTION = (
     "Step num_heads and watch W_query's columns regroup into one stripe per head; walk the "
     "shape trace below. Load GPT-2's sizes to see why its scores are divided by "
-    f"{math.isqrt(GPT2_EMBED // GPT2_HEADS)}, and try a head count that does not divide d_out."
+    f"{score_divisor(GPT2_EMBED, GPT2_HEADS):g}, and try a head count that does not "
+    "divide d_out."
 )
 MAX_SIZE = 1024  # d_in and d_out: a (1024, 1024) projection is still drawn at once
 MAX_ROWS = 16  # rows of W_query drawn; the stripes run down every row alike
