@@ -56,3 +56,9 @@ def power_of_ten(exponent: float, digits: int = 1, value: float | None = None) -
         k += 1
         mantissa = f"{10 ** (e - k):.{digits}f}"
     return f"{mantissa}e{'+' if k >= 0 else '-'}{abs(k)}"
+
+
+def words(names: Iterable[str]) -> str:
+    """Names joined for prose: ``journey and starts``, ``Your, journey and starts``."""
+    names = list(names)
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]

@@ -27,10 +27,12 @@ from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
 
 ID = "magnitude"
 TITLE = "Length wins"
+SCALE_EXAMPLE = 3.0  # the post's example: the shortest embedding made three times longer
+SHORTEST = TOKENS[int(np.argmin(norms(book_inputs())))]
 CAPTION = (
-    "Pick a token and scale its embedding: made three times longer, the shortest vector, "
-    "with, takes the largest weight in every row. Then switch to cosine, which ignores "
-    "length, and see every token look hardest at itself."
+    f"Pick a token and scale its embedding: made {SCALE_EXAMPLE:g} times longer, the shortest "
+    f"vector, {SHORTEST}, takes the largest weight in every row. Then switch to cosine, which "
+    "ignores length, and see every token look hardest at itself."
 )
 DOT, COSINE = "dot product", "cosine"
 MAX_SCALE = 10.0
@@ -40,7 +42,9 @@ def view() -> pn.viewable.Viewable:
     """The figure: token, scale and similarity controls over the 6x6 weight heatmap."""
     X0 = book_inputs()
     T = X0.shape[0]
-    token = pn.widgets.Select(name="Token to scale", options=list(TOKENS), value="with", width=160)
+    token = pn.widgets.Select(
+        name="Token to scale", options=list(TOKENS), value=SHORTEST, width=160
+    )
     scale = pn.widgets.FloatSlider(
         name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
     )

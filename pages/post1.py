@@ -55,7 +55,9 @@ from attention.fixtures import (
     preset_inputs,
     preset_query,
 )
-from figures.fmt import integer, num, percent, sci, vec
+from figures import depth as depth_figure
+from figures import magnitude as magnitude_figure
+from figures.fmt import integer, num, percent, sci, vec, words
 
 SLUG = "attention-without-weights"
 TEMPLATE = "post1.html"
@@ -73,9 +75,7 @@ VARIANTS_AFTER = 2019
 
 # Section 01's two worked examples of backpropagation through time: (layers, sequence length).
 SMALL_RNN = (2, 10)
-LARGE_RNN = (5, 100)
-# Section 06 scales the shortest embedding by this factor.
-SCALE_EXAMPLE = 3.0
+LARGE_RNN = (depth_figure.START_LAYERS, depth_figure.START_T)  # the figure starts there
 
 
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -89,10 +89,9 @@ def _count(k: int, of: int | None = None) -> str:
     return f"all {_COUNTS[of]}" if k == of else f"{_COUNTS[k]} of the {_COUNTS[of]}"
 
 
-def _words(indices) -> str:
-    """Token names joined for prose: 'journey and starts'."""
-    names = [TOKENS[int(i)] for i in indices]
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+def _tokens(indices) -> str:
+    """Tokens by index, joined for prose: 'journey and starts'."""
+    return words(TOKENS[int(i)] for i in indices)
 
 
 def _chapter_2() -> dict:
@@ -194,7 +193,7 @@ def _what_it_did(X: np.ndarray) -> dict:
     cos_h = entropy_bits(cos_alpha)
     flatter = cos_h > h
     (exception,) = np.flatnonzero(~flatter)
-    scaled_alpha = attend(scale_token(X, shortest, SCALE_EXAMPLE))[1]
+    scaled_alpha = attend(scale_token(X, shortest, magnitude_figure.SCALE_EXAMPLE))[1]
     return {
         "max_weight": num(alpha.max()),
         "min_weight": num(alpha.min()),
@@ -210,9 +209,9 @@ def _what_it_did(X: np.ndarray) -> dict:
         "spread_inputs": num(mean_pairwise_distance(X)),
         "spread_context": num(mean_pairwise_distance(Z)),
         "spread_ratio": percent(spread_ratio(Z, X)),
-        "nearest": _words(sorted(set(nearest_input(Z, X).tolist()))),
+        "nearest": _tokens(sorted(set(nearest_input(Z, X).tolist()))),
         "flat_nearest": TOKENS[int(nearest_input(context_vectors(flat_weights(T), X), X)[0])],
-        "longest": _words(longest),
+        "longest": _tokens(longest),
         "longest_norms": [num(v) for v in n[longest]],
         "rows_to_longest": _count(int(np.isin(top, longest).sum()), T),
         "first_row": _ORDINALS[first],
@@ -222,7 +221,7 @@ def _what_it_did(X: np.ndarray) -> dict:
         "first_margin": num(winning_margin(alpha)[first]),
         "shortest": TOKENS[shortest],
         "shortest_norm": num(n[shortest]),
-        "scale_example": _count(int(SCALE_EXAMPLE)),
+        "scale_example": _count(int(magnitude_figure.SCALE_EXAMPLE)),
         "scaled_wins": _count(rows_won_by(scaled_alpha, shortest), T),
         "scaled_self": num(scaled_alpha[shortest, shortest], 3),
         "mean_entropy_dot": num(mean_entropy_bits(alpha)),

@@ -74,7 +74,7 @@ from figures import dropout as dropout_figure
 from figures import heads as heads_figure
 from figures import masking as masking_figure
 from figures import three_modes as modes_figure
-from figures.fmt import integer, num, percent, sci, vec
+from figures.fmt import integer, num, percent, sci, vec, words
 
 SLUG = "trainable-attention"
 TEMPLATE = "post2.html"
@@ -92,10 +92,6 @@ LIVE_WIDTH = 768  # where the share of live Jacobians is quoted
 ROUND_RATIO_TO = 1000
 
 
-def _words(names: list[str]) -> str:
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
-
-
 def _post1() -> dict:
     """What the last post ended on: the numbers the introduction recalls."""
     X = book_inputs()
@@ -109,7 +105,7 @@ def _post1() -> dict:
         "post1_spread_in": num(mean_pairwise_distance(X)),
         "post1_spread_out": num(mean_pairwise_distance(Z)),
         "post1_spread_ratio": percent(spread_ratio(Z, X)),
-        "post1_nearest": _words(nearest),
+        "post1_nearest": words(nearest),
         "journey_starts_score": num(omega[journey, starts]),
     }
 

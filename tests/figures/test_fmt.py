@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from figures.fmt import integer, num, percent, sci, vec
+from figures.fmt import integer, num, percent, sci, vec, words
 
 
 @pytest.mark.parametrize(
@@ -40,3 +40,9 @@ def test_the_other_formats():
     assert integer(805306368) == "805,306,368"
     assert sci(4.8e-14) == "4.8e-14"
     assert percent(0.073) == "7.3%"
+
+
+def test_words_joins_names_as_prose():
+    assert words(["starts"]) == "starts"
+    assert words(["journey", "starts"]) == "journey and starts"
+    assert words(iter(["Your", "journey", "starts"])) == "Your, journey and starts"
