@@ -98,14 +98,6 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
     return html, figure_ids
 
 
-def render_page(
-    env: jinja2.Environment, page, base: str, packages: list[str], snapshot: dict | None = None
-) -> str:
-    """Render one page whole: prose, snippets, its figures' pre-render and live scripts."""
-    html, ids = render_prose(env, page, base)
-    return add_live_figures(env, html, base, ids, packages, snapshot) if ids else html
-
-
 def dist_url(base: str) -> str:
     """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
     return f"{base}vendor/panel/dist/"

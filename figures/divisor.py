@@ -1,6 +1,6 @@
 """Why divide by sqrt(d_k): sampled dot products and the softmax Jacobian (post 2, 02).
 
-For every key width on the slider, ``attention.scaling.dk_experiment`` draws a few hundred
+For every key width on the slider, ``attention.scaling.dk_sweep`` draws a few hundred
 queries against six keys, with and without the divisor; the figure shows the spread of the
 raw dot products against the sqrt(d_k) line, the median (bars) and mean (dashed) of the
 Jacobian's largest entry, and one draw's softmax row. The runs for one seed are computed once

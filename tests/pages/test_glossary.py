@@ -5,9 +5,9 @@ from html import unescape
 
 import pytest
 
-import build
 from pages import glossary as glossary_page
 from sitebuild import glossary
+from tests.pages.render import render
 
 TOOLTIP = re.compile(
     r'<span class="term-wrap"><a class="term" href="([^"]+)" aria-describedby="([^"]+)">'
@@ -93,8 +93,7 @@ def test_a_broken_data_file_fails_loudly(tmp_path, body, message):
 
 
 def test_the_glossary_page_has_an_entry_at_every_anchor(terms):
-    env = build.environment(build.ROOT / "templates")
-    html = build.render_page(env, glossary_page, "/", [])
+    html = render(glossary_page)
     ids = re.findall(r'<div class="glossary-entry" id="([^"]+)">', html)
     assert sorted(ids) == sorted(terms)
     for t in terms.values():

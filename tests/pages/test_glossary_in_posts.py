@@ -6,9 +6,9 @@ from html.parser import HTMLParser
 
 import pytest
 
-import build
 from pages import post1, post2
 from sitebuild import glossary
+from tests.pages.render import render
 
 # Each post's linked terms and the words each link shows (the prose's own words at that spot).
 EXPECTED = {
@@ -73,8 +73,7 @@ VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "sou
 
 @pytest.fixture(scope="module", params=POSTS, ids=lambda p: p.__name__)
 def post(request) -> tuple:
-    env = build.environment(build.ROOT / "templates")
-    return request.param, build.render_page(env, request.param, "/", [])
+    return request.param, render(request.param)
 
 
 def test_every_expected_id_is_a_glossary_term():

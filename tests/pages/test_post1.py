@@ -7,6 +7,7 @@ import pytest
 
 import build
 from pages import post1
+from tests.pages.render import render
 
 TEMPLATE = build.ROOT / "templates" / post1.TEMPLATE
 
@@ -54,8 +55,7 @@ FIGURES = ["depth", "three-steps", "normalisations", "loop-matmul", "flat-weight
 
 @pytest.fixture(scope="module")
 def html() -> str:
-    env = build.environment(build.ROOT / "templates")
-    return build.render_page(env, post1, "/", [])
+    return render(post1)
 
 
 def visible_text(html: str) -> str:

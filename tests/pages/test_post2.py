@@ -25,6 +25,7 @@ from figures import dropout as dropout_figure
 from pages import post2
 from sitebuild import glossary
 from tests.figures import probe
+from tests.pages.render import render
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / post2.TEMPLATE
@@ -185,8 +186,7 @@ def test_dropout_prose_reads_the_figures_default_run():
 
 @pytest.fixture(scope="module")
 def html() -> str:
-    env = build.environment(ROOT / "templates")
-    return build.render_page(env, post2, "/", packages=[])
+    return render(post2)
 
 
 def _text(html: str) -> str:

@@ -9,6 +9,7 @@ import build
 import pages
 from pages import home, section33
 from sitebuild import glossary
+from tests.pages.render import render
 
 TEMPLATE = build.ROOT / "templates" / section33.TEMPLATE
 
@@ -29,8 +30,7 @@ BOOK = {
 
 @pytest.fixture(scope="module")
 def html() -> str:
-    env = build.environment(build.ROOT / "templates")
-    return build.render_page(env, section33, "/", [])
+    return render(section33)
 
 
 def visible_text(html: str) -> str:
@@ -97,10 +97,9 @@ def test_each_term_has_one_tooltip_and_every_link_lands_on_an_entry(html):
 def test_reading_order_and_navigation():
     order = [p.__name__ for p in pages.posts()]
     assert order.index("pages.section33") < order.index("pages.post1")
-    env = build.environment(build.ROOT / "templates")
-    index = build.render_page(env, home, "/", [])
+    index = render(home)
     assert f'href="/{section33.SLUG}/"' in index
-    page = build.render_page(env, section33, "/", [])
+    page = render(section33)
     following = pages.posts()[order.index("pages.section33") + 1]
     assert f'rel="next" href="/{following.SLUG}/"' in page
     assert 'href="/glossary/"' in page
