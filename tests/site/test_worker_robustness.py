@@ -10,11 +10,8 @@ import json
 import re
 
 import pytest
-from playwright.sync_api import expect
 
-from attention.basics import context, query_scores, softmax
-from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
+from tests.site.test_snapshot_browser import assert_live_and_computing, start_of
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
@@ -22,18 +19,6 @@ NO_ASYNC_ITERATION = (
     "delete ReadableStream.prototype[Symbol.asyncIterator];"
     " delete ReadableStream.prototype.values;\n"
 )
-
-
-def start_of(v) -> str:
-    return v.page.evaluate("() => document.documentElement.dataset.start")
-
-
-def assert_live_and_computing(v) -> None:
-    """Live, and a control change gives CPython's numbers."""
-    v.wait_for("live")
-    v.page.locator('[data-figure="three-steps"] select').select_option("step")
-    w = softmax(query_scores(book_inputs(), TOKENS.index("step")))
-    expect(v.readout_locator("three-steps", "context")).to_have_text(vec(context(w, book_inputs())))
 
 
 def test_a_failed_rehearsal_leaves_the_figures_live(visit):
