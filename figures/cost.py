@@ -1,4 +1,4 @@
-"""What n squared costs: one head's score matrix in bytes, cards and hours (post 2, 06).
+"""What T squared costs: one head's score matrix in bytes, cards and hours (post 2, 06).
 
 The context length moves on a log scale from one token to GPT-4.1's window. Memory is an
 exact integer; the card count is the exact ratio and its ceiling; the time is scaled
@@ -25,7 +25,7 @@ from figures.plots import note, plot, refill
 from figures.widgets import ChoiceSlider
 
 ID = "cost"
-TITLE = "What n squared costs"
+TITLE = "What T squared costs"
 CAPTION = (
     "Drag the context length from one token to a million. One head of one layer: at "
     f"{integer(REF_TOKENS)} tokens the score matrix is nothing, at GPT-4.1's window it fills a "
@@ -81,7 +81,7 @@ def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_lab
 def view() -> pn.viewable.Viewable:
     """The figure: length slider, bytes per score, card size; memory and time against n."""
     length = ChoiceSlider(
-        name="Context length n",
+        name="Context length T",
         options={length_label(n): n for n in LENGTHS},
         value=GPT41_CONTEXT,
     )

@@ -207,7 +207,7 @@ def view() -> pn.viewable.Viewable:
                 "weight": stats.weights[0].tolist(),
             },
         )
-        divided_by = f"√{stats.d_k} = {num(stats.expected_std, 2)}" if stats.scaled else "1"
+        divided_by = f"√{stats.d_k} = {std_text(stats.expected_std)}" if stats.scaled else "1"
         readout.object = readout_html(
             [
                 ("divisor", "scores divided by", divided_by),

@@ -35,7 +35,7 @@ TITLE = "Two ways to hide the future"
 CAPTION = (
     "Step both pipelines to the end and read the difference grid: rounding noise only. Then "
     "set the future scores to 0 instead of −∞ and watch the first token hand most of its "
-    "attention to tokens it must not see. Edit the row of scores on the right: a zero score "
+    "attention to tokens it must not see. Edit the row of scores in the text box: a zero score "
     "is not a zero weight."
 )
 WEIGHT_SET = f"seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.5)"

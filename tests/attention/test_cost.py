@@ -1,4 +1,4 @@
-"""cost: post 2's section 06 ("What n squared costs")."""
+"""cost: post 2's section 06 ("What T squared costs")."""
 
 import math
 

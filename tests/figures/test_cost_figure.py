@@ -25,7 +25,7 @@ def test_default_is_gpt41s_window():
 def test_1024_tokens_is_2_mib():
     # Section 06: "At 1,024 tokens and two bytes a score, one head's attention matrix is 2 MiB".
     view = cost.view()
-    widgets(view)["Context length n"].value = 1024
+    widgets(view)["Context length T"].value = 1024
     assert readouts(view)["bytes-binary"] == "2 MiB"
     assert readouts(view)["bytes"] == "2,097,152"
 
@@ -45,7 +45,7 @@ def test_the_slider_runs_from_one_token_to_the_window_on_a_log_scale():
 def test_every_stop_gives_the_cores_integers(n, per_score, card):
     view = cost.view()
     controls = widgets(view)
-    controls["Context length n"].value = n
+    controls["Context length T"].value = n
     controls["Bytes per score"].value = per_score
     controls["Card memory"].value = card
     n_bytes = score_matrix_bytes(n, per_score)

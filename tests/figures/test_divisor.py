@@ -48,7 +48,9 @@ def test_any_state_matches_the_core(d_k, scaled, clicks):
     assert shown["mean-peak"] == divisor.peak_text(stats.mean_peak)
     assert shown["dot-std"] == divisor.std_text(stats.dot_std)
     assert shown["seed"].startswith(f"{divisor.DEFAULT_SEED + clicks} ·")
-    assert shown["divisor"] == (f"√{d_k} = {stats.expected_std:.2f}" if scaled else "1")
+    # one number, one format: the divisor reads as the √d_k readout beside it does
+    assert shown["divisor"] == (f"√{d_k} = {shown['sqrt-dk']}" if scaled else "1")
+    assert shown["sqrt-dk"] == divisor.std_text(stats.expected_std)
     assert messages(view) == []
 
 

@@ -35,7 +35,7 @@ def test_a_list_of_values_shows_each_as_its_label():
 
 def test_a_dict_gives_the_labels():
     options = {"1,024": 1024, "2,048": 2048}
-    widget = ChoiceSlider(name="Context length n", options=options, value=2048)
+    widget = ChoiceSlider(name="Context length T", options=options, value=2048)
     doc, model = rendered(widget)
     assert (model.categories, model.value) == (["1,024", "2,048"], "2,048")
     from_page(doc, model, "1,024")
