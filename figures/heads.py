@@ -115,11 +115,11 @@ def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: Colu
 
 def view() -> pn.viewable.Viewable:
     """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
-    d_in = pn.widgets.IntInput(name="d_in", value=BOOK_D_IN, start=1, end=MAX_SIZE, width=110)
-    d_out = pn.widgets.IntInput(name="d_out", value=BOOK_D_OUT, start=1, end=MAX_SIZE, width=110)
-    heads = pn.widgets.IntInput(
-        name="num_heads", value=BOOK_HEADS, start=1, end=MAX_SIZE, width=110
-    )
+    # No start/end on the boxes: the browser would drop an out-of-range entry without a word,
+    # so every entry reaches draw(), which says what the range is.
+    d_in = pn.widgets.IntInput(name="d_in", value=BOOK_D_IN, width=110)
+    d_out = pn.widgets.IntInput(name="d_out", value=BOOK_D_OUT, width=110)
+    heads = pn.widgets.IntInput(name="num_heads", value=BOOK_HEADS, width=110)
     book = pn.widgets.Button(name="Book toy (3, 2, 2 heads)", button_type="default")
     gpt2 = pn.widgets.Button(name="GPT-2 small (768, 768, 12 heads)", button_type="default")
     image = ColumnDataSource({"image": [], "dw": [], "dh": []})
@@ -135,6 +135,11 @@ def view() -> pn.viewable.Viewable:
         if any(s is None for s in sizes):
             raise ValueError("d_in, d_out and num_heads each need a value.")
         n_in, n_out, H = (int(s) for s in sizes)
+        if not all(1 <= s <= MAX_SIZE for s in (n_in, n_out, H)):
+            raise ValueError(
+                f"d_in, d_out and num_heads must each be between 1 and {integer(MAX_SIZE)}; "
+                f"got {integer(n_in)}, {integer(n_out)} and {integer(H)}."
+            )
         W = query_weights(n_in, n_out)
         try:
             columns = head_columns(n_out, H)

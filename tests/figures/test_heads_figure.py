@@ -1,6 +1,7 @@
 """The heads figure in CPython: the book's toy, the GPT-2 preset, impossible splits."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -66,6 +67,20 @@ def test_an_empty_box_is_explained():
     widgets(view)["num_heads"].value = None
     assert "need a value" in messages(view)[0]
     widgets(view)["num_heads"].value = 1
+    assert messages(view) == []
+
+
+@pytest.mark.parametrize("box", ["d_in", "d_out", "num_heads"])
+@pytest.mark.parametrize("value", [0, -5, heads.MAX_SIZE + 1, 10**20])
+def test_a_size_out_of_range_is_explained_and_the_figure_recovers(box, value):
+    # The boxes have no browser-side bounds (which drop an entry silently): the range is said.
+    view = heads.view()
+    before = readouts(view)
+    widgets(view)[box].value = value
+    (message,) = messages(view)
+    assert f"between 1 and {heads.MAX_SIZE:,}" in message
+    assert readouts(view) == before  # the last good drawing stays
+    widgets(view)[box].value = {"d_in": 3, "d_out": 2, "num_heads": 2}[box]
     assert messages(view) == []
 
 
