@@ -13,6 +13,8 @@ def num(x: float, digits: int = 4) -> str:
         return "NaN"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
+    if abs(x) >= 1e12:  # fixed point would print up to 309 digits
+        return sci(x, 3)
     text = f"{x:.{digits}f}"
     # -0.00001 rounds to "-0.0000" (and -0.1 to "-0" at 0 digits): print zero without a sign
     return text[1:] if text == f"{-0.0:.{digits}f}" else text

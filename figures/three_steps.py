@@ -157,6 +157,8 @@ def view() -> pn.viewable.Viewable:
         if any(v is None for row in values for v in row):
             raise ValueError("Every embedding number needs a value.")
         X = np.array(values, dtype=np.float64)
+        if not np.all(np.isfinite(X)):  # the box shows "Infinity" for 1e400
+            raise ValueError("Every embedding number must be finite: at most about 1.8e308.")
         i = TOKENS.index(query.value)
         s = query_scores(X, i)
         w = softmax(s)

@@ -21,6 +21,9 @@ from figures.fmt import integer, num, percent, sci, vec, words
         (np.nan, 2, "NaN"),
         (math.inf, 4, "∞"),
         (-np.inf, 4, "−∞"),
+        (5.5e200, 4, "5.500e+200"),  # not 201 digits of fixed point
+        (-1e12, 4, "-1.000e+12"),
+        (999_999_999_999.0, 1, "999999999999.0"),
     ],
 )
 def test_num(x, digits, text):

@@ -1,5 +1,7 @@
 """The three-steps figure in CPython: defaults, every control, bad input."""
 
+import math
+
 import numpy as np
 import panel as pn
 from bokeh.models import TapTool
@@ -68,6 +70,19 @@ def test_recovers_after_an_overflow_and_an_empty_box():
     assert messages(view) == []
     assert readouts(view)["context"] == "[0.4419, 0.6515, 0.5683]"
     assert np.isfinite(box.value)
+
+
+def test_a_huge_or_infinite_number_is_explained_and_printed_short():
+    view = three_steps.view()
+    box = widgets(view)["Your x₁"]
+    box.value = 1e200  # finite: computed, and printed in scientific notation
+    assert messages(view) == []
+    assert all(len(v) < 80 for v in readouts(view).values())
+    box.value = math.inf  # what the browser sends for 1e400
+    (message,) = messages(view)
+    assert "must be finite" in message and "1.8e308" in message
+    box.value = 0.43
+    assert readouts(view)["context"] == "[0.4419, 0.6515, 0.5683]"
 
 
 def _plots(view):
