@@ -27,6 +27,7 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import integer, num, percent, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
+from figures.widgets import switch
 
 ID = "dropout"
 TITLE = "The row that sums to zero"
@@ -105,7 +106,9 @@ def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
     )
     p.xgrid.visible = False
     p.yaxis.axis_label = y_label
-    p.legend.location = "top_right"
+    # One line across the top, above the tallest bar a row can have (1), so it hides none.
+    p.legend.location = "top_center"
+    p.legend.orientation = "horizontal"
     p.legend.label_text_font_size = "11px"
     return p
 
@@ -116,16 +119,14 @@ def view() -> pn.viewable.Viewable:
     rate = pn.widgets.FloatSlider(
         name="Dropout rate p", start=0.0, end=1.0, step=0.05, value=BOOK_RATE
     )
-    scale = pn.widgets.Toggle(
-        name="Scale survivors by 1/(1 − p)", value=True, button_type="primary"
-    )
+    scale = switch("Scale survivors by 1/(1 − p)", True)
     draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=DEFAULT_DRAWS)
     resample = pn.widgets.Button(name="Resample", button_type="default")
     seed = {"value": DEFAULT_SEED}
     pass_plot, pass_src, pass_map = heatmap("one training pass", TOKENS, TOKENS)
     dead = ColumnDataSource({"row": [], "observed": [], "expected": []})
     sums = ColumnDataSource({"row": [], "observed": [], "expected": []})
-    dead_plot = _row_plot("share of passes in which the row is all zero", dead, "share", 1.05)
+    dead_plot = _row_plot("share of passes in which the row is all zero", dead, "share", 1.3)
     sum_plot = _row_plot("mean row sum over the run", sums, "row sum", 1.6)
     readout, message = pane(), pane()
     weight_set = note(

@@ -23,6 +23,7 @@ from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, frame, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, refill
+from figures.widgets import switch
 
 ID = "loop-matmul"
 TITLE = "The double loop and X @ Xᵀ"
@@ -58,7 +59,7 @@ def view() -> pn.viewable.Viewable:
     full = matmul_scores(X)
     _, weights, _ = attend(X)
     step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=cells, value=8)
-    matmul = pn.widgets.Toggle(name="Matmul: all at once", value=False, button_type="primary")
+    matmul = switch("Matmul: all at once", False)
     high = float(full.max())  # one colour scale for both grids
     loop_plot, loop_src, _ = heatmap(
         "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=high

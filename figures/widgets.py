@@ -1,4 +1,6 @@
-"""A slider over a few chosen values (key widths, context lengths) that shows the chosen one.
+"""Widgets the figures share: a switch whose state shows, and a slider over chosen values.
+
+The slider picks one of a few values (key widths, context lengths) and shows the chosen one.
 
 Panel's DiscreteSlider draws its value in a separate text model, which a JavaScript link
 rewrites as the handle moves; every rewrite makes Bokeh lay out the whole figure again, about
@@ -11,6 +13,21 @@ from typing import ClassVar
 import panel as pn
 import param
 from bokeh.models import CategoricalSlider
+
+# Panel draws an on and an off Toggle in the same solid colour; off is an outline here.
+SWITCH_CSS = """
+:host(.solid) .bk-btn.bk-btn-primary:not(.bk-active) {
+  background-color: transparent; color: var(--primary-color);
+  border: 1px solid var(--primary-color);
+}
+"""
+
+
+def switch(name: str, value: bool) -> pn.widgets.Toggle:
+    """An on/off button: filled while on, outlined while off."""
+    return pn.widgets.Toggle(
+        name=name, value=value, button_type="primary", stylesheets=[SWITCH_CSS]
+    )
 
 
 class ChoiceSlider(pn.widgets.Widget):

@@ -5,7 +5,7 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import CategoricalSlider
 
-from figures.widgets import ChoiceSlider
+from figures.widgets import SWITCH_CSS, ChoiceSlider, switch
 
 
 def rendered(widget: ChoiceSlider) -> tuple[Document, CategoricalSlider]:
@@ -54,3 +54,9 @@ def test_any_other_value_is_refused(value):
     assert widget.value == 2
     with pytest.raises(ValueError, match="does not accept"):
         ChoiceSlider(name="x", options=[1, 2], value=value if value is not None else 3)
+
+
+def test_a_switch_is_outlined_while_off():
+    on, off = switch("on", True), switch("off", False)
+    assert (on.value, off.value) == (True, False) and on.button_type == "primary"
+    assert ":not(.bk-active)" in SWITCH_CSS and SWITCH_CSS in off.stylesheets

@@ -97,7 +97,11 @@ def test_normalisations_negative_preset(live):
 
 
 def test_loop_matmul_switch(live):
-    figure(live, loop_matmul).get_by_role("button", name="Matmul: all at once").click()
+    switch = figure(live, loop_matmul).get_by_role("button", name="Matmul: all at once")
+    background = "(b) => getComputedStyle(b).backgroundColor"
+    assert switch.evaluate(background) == "rgba(0, 0, 0, 0)"  # off: an outline only
+    switch.click()
+    expect(switch).not_to_have_css("background-color", "rgba(0, 0, 0, 0)")  # on: filled
     X = book_inputs()
     filled, same = agreeing_cells(loop_scores(X, 8), matmul_scores(X))
     want = f"{same} of {filled} filled cells"
