@@ -8,7 +8,7 @@ against the ceiling log2 T.
 
 import numpy as np
 import panel as pn
-from bokeh.models import ColumnDataSource, LabelSet, Range1d, Span
+from bokeh.models import ColumnDataSource, HoverTool, LabelSet, Range1d, Span
 
 from attention.analysis import (
     context_shift,
@@ -37,13 +37,24 @@ CAPTION = (
 )
 
 
+def _label_sides(P: np.ndarray, near: float) -> tuple[list[float], list[str]]:
+    """Each point's label offset and alignment: to its left when a neighbour within ``near``
+    sits to its right (where the label would run into the neighbour's), else to its right."""
+    left = [
+        any(0 < P[j, 0] - P[i, 0] < near and abs(P[j, 1] - P[i, 1]) < near for j in range(len(P)))
+        for i in range(len(P))
+    ]
+    return [-7.0 if k else 7.0 for k in left], ["right" if k else "left" for k in left]
+
+
 def _labels(source: ColumnDataSource) -> LabelSet:
     return LabelSet(
         x="x",
         y="y",
         text="label",
         source=source,
-        x_offset=7,
+        x_offset="dx",
+        text_align="align",
         y_offset=-5,
         text_font_size="11px",
         text_color=INK,
@@ -66,12 +77,14 @@ def _plane_plot(
     p.scatter(x="x", y="y", size=11, color="color", source=inputs)
     p.add_layout(_labels(inputs))
     p.segment(x0="x", y0="y", x1="cx", y1="cy", source=outputs, color=MUTED, line_width=1.5)
-    p.scatter(
+    diamonds = p.scatter(
         x="x", y="y", marker="diamond", size=12, color="color", line_color=ACCENT, source=outputs
     )
     p.scatter(x="x", y="y", marker="x", size=12, line_width=2, color=INK, source=centre)
-    if half_width is not None:
-        p.add_layout(_labels(outputs))
+    if half_width is None:
+        p.x_range.range_padding = 0.25  # room for the labels of the outermost inputs
+    else:  # the context vectors crowd together: named on hover, not by labels that overlap
+        p.add_tools(HoverTool(renderers=[diamonds], tooltips=[("context vector of", "@label")]))
     p.xaxis.axis_label = "main direction of spread"
     p.yaxis.axis_label = "second direction"
     return p
@@ -87,8 +100,16 @@ def view() -> pn.viewable.Viewable:
     mode, mode_control = choice("Weights", ["softmax", flat_label], "softmax")
     P = plane_coordinates(X, X)
     centre_xy = plane_coordinates(context(flat_weights(T), X)[:1], X)
+    dx, align = _label_sides(P, near=0.1)
     inputs = ColumnDataSource(
-        {"x": P[:, 0], "y": P[:, 1], "label": list(TOKENS), "color": list(TOKEN_COLORS)}
+        {
+            "x": P[:, 0],
+            "y": P[:, 1],
+            "label": list(TOKENS),
+            "color": list(TOKEN_COLORS),
+            "dx": dx,
+            "align": align,
+        }
     )
     outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": [], "label": []})
     centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
@@ -124,7 +145,8 @@ def view() -> pn.viewable.Viewable:
     readout, message = pane(), pane()
     hint = note(
         "The plane is where the six inputs spread most; × marks the flat average, and each "
-        "grey line is how far a context vector moves when the weights go flat."
+        "grey line is how far a context vector moves when the weights go flat. A context "
+        "vector (diamond) has its token's colour; point at one in the close-up for its name."
     )
 
     def draw() -> None:

@@ -82,3 +82,10 @@ def test_switching_back_and_forth(flips):
     weights = figure.flat_weights(6) if flips[-1] else attend(book_inputs())[1]
     assert readouts(view) == expected(weights)
     assert messages(view) == []
+
+
+def test_a_label_moves_left_of_its_point_when_a_neighbour_crowds_its_right():
+    # starts and journey sit 0.03 apart in the plane: their labels ran into each other.
+    P = np.array([[0.19, -0.07], [0.22, -0.06], [-0.6, -0.25]])
+    dx, align = figure._label_sides(P, near=0.1)
+    assert align == ["right", "left", "left"] and dx == [-7.0, 7.0, 7.0]
