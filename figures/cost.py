@@ -21,7 +21,7 @@ from attention.cost import (
 )
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot, refill
+from figures.plots import choice, note, plot, refill
 from figures.widgets import ChoiceSlider
 
 ID = "cost"
@@ -85,9 +85,7 @@ def view() -> pn.viewable.Viewable:
         options={length_label(n): n for n in LENGTHS},
         value=GPT41_CONTEXT,
     )
-    width = pn.widgets.RadioButtonGroup(
-        name="Bytes per score", options=BYTES_PER_SCORE, value=2, button_type="default"
-    )
+    width, width_control = choice("Bytes per score", BYTES_PER_SCORE, 2)
     card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=CARD_GIB)
     memory_curve = ColumnDataSource({"n": [], "y": []})
     memory_here = ColumnDataSource({"n": [], "y": []})
@@ -135,7 +133,7 @@ def view() -> pn.viewable.Viewable:
 
     recompute((length, width, card), message, draw)
     return frame(
-        [length, width, card],
+        [length, width_control, card],
         [memory_plot, time_plot],
         pn.Column(readout, about, sizing_mode="stretch_width"),
         message,

@@ -27,7 +27,7 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import integer, num, percent, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
-from figures.widgets import switch
+from figures.widgets import button, switch
 
 ID = "dropout"
 TITLE = "The row that sums to zero"
@@ -121,7 +121,7 @@ def view() -> pn.viewable.Viewable:
     )
     scale = switch("Scale survivors by 1/(1 − p)", True)
     draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=DEFAULT_DRAWS)
-    resample = pn.widgets.Button(name="Resample", button_type="default")
+    resample = button("Resample")
     seed = {"value": DEFAULT_SEED}
     pass_plot, pass_src, pass_map = heatmap("one training pass", TOKENS, TOKENS)
     dead = ColumnDataSource({"row": [], "observed": [], "expected": []})

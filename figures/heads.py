@@ -29,6 +29,7 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, 
 from figures.fmt import integer, num
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot, refill
+from figures.widgets import button
 
 ID = "heads"
 TITLE = "One matrix, sliced into stripes"
@@ -120,8 +121,8 @@ def view() -> pn.viewable.Viewable:
     d_in = pn.widgets.IntInput(name="d_in", value=BOOK_D_IN, width=110)
     d_out = pn.widgets.IntInput(name="d_out", value=BOOK_D_OUT, width=110)
     heads = pn.widgets.IntInput(name="num_heads", value=BOOK_HEADS, width=110)
-    book = pn.widgets.Button(name="Book toy (3, 2, 2 heads)", button_type="default")
-    gpt2 = pn.widgets.Button(name="GPT-2 small (768, 768, 12 heads)", button_type="default")
+    book = button("Book toy (3, 2, 2 heads)")
+    gpt2 = button("GPT-2 small (768, 768, 12 heads)")
     image = ColumnDataSource({"image": [], "dw": [], "dh": []})
     bounds = ColumnDataSource({"x": [], "top": []})
     labels = ColumnDataSource({"x": [], "y": [], "text": []})

@@ -5,7 +5,7 @@ draw function refills (with ``refill``). Nothing here computes attention; that a
 from ``attention/``.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import panel as pn
@@ -21,6 +21,7 @@ from bokeh.palettes import Oranges256
 from bokeh.plotting import figure
 
 from figures.frame import INK, PANE_CSS, PLOT_STYLE
+from figures.widgets import FOCUS_CSS
 
 # One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
 TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
@@ -76,15 +77,18 @@ def note(html: str = "") -> pn.pane.HTML:
 
 
 def choice(
-    name: str, options: Sequence[str], value: str, **kwargs
+    name: str, options: Sequence[str] | Mapping[str, object], value, **kwargs
 ) -> tuple[pn.widgets.RadioButtonGroup, pn.Column]:
     """A row of buttons picking one option, with its name shown above it like a widget label.
 
-    Returns the widget (to watch) and the labelled layout (to place among the controls).
+    ``options``: the labels, or a mapping of label -> value. Returns the widget (to watch)
+    and the labelled layout (to place among the controls).
     """
     kwargs.setdefault("button_type", "primary")
     kwargs.setdefault("button_style", "outline")
-    group = pn.widgets.RadioButtonGroup(name=name, options=list(options), value=value, **kwargs)
+    kwargs.setdefault("stylesheets", [FOCUS_CSS])
+    choices = dict(options) if isinstance(options, Mapping) else list(options)
+    group = pn.widgets.RadioButtonGroup(name=name, options=choices, value=value, **kwargs)
     label = pn.pane.HTML(
         f'<span class="fig-label">{name}</span>', margin=(0, 10), stylesheets=[LABEL_CSS]
     )

@@ -19,7 +19,7 @@ from attention.projections import (
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
 from figures.fmt import num, vec
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, refill
+from figures.plots import choice, heatmap, heatmap_data, note, refill
 
 ID = "three-modes"
 TITLE = "Three modes, one symmetry"
@@ -55,9 +55,7 @@ def view() -> pn.viewable.Viewable:
     X = book_inputs()
     W_query, W_key, _ = weights_section_3_4()
     T = len(TOKENS)
-    mode = pn.widgets.RadioButtonGroup(
-        name="Mode", options=MODES, value="none", button_type="default"
-    )
+    mode, mode_control = choice("Mode", MODES, "none")
     first = pn.widgets.Select(name="From token", options=list(TOKENS), value="journey")
     second = pn.widgets.Select(name="To token", options=list(TOKENS), value="starts")
     score_plot, score_src, score_map = heatmap(SCORE_TITLES["none"], TOKENS, TOKENS)
@@ -113,7 +111,7 @@ def view() -> pn.viewable.Viewable:
 
     recompute((mode, first, second), message, draw)
     return frame(
-        [mode, first, second],
+        [mode_control, first, second],
         [score_plot, weight_plot],
         pn.Column(readout, weight_set, sizing_mode="stretch_width"),
         message,
