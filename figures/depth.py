@@ -27,9 +27,15 @@ CAPTION = (
 )
 
 
+def _label_side(T: int) -> tuple[float, str]:
+    """The value labels' offset and alignment: left of the marker in the plot's last quarter,
+    where a label on the right would run off the edge."""
+    return (-8.0, "right") if T > 0.75 * MAX_T else (8.0, "left")
+
+
 def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
     p = plot("Layers crossed, last token to first", height=260)
-    p.x_range = Range1d(0, MAX_T)
+    p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
     p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
     p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
     p.scatter(x="T", y="depth", source=here, size=9, color="color")
@@ -38,7 +44,8 @@ def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
         y="depth",
         text="text",
         source=here,
-        x_offset=8,
+        x_offset="dx",
+        text_align="align",
         text_baseline="middle",
         text_font_size="11px",
     )
@@ -50,7 +57,7 @@ def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
 
 def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
     p = plot("Your factor ^ T (log scale)", height=260)
-    p.x_range = Range1d(0, MAX_T)
+    p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
     p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
     p.scatter(x="T", y="log10", source=here, size=9, color=ACCENT)
     p.text(
@@ -58,7 +65,8 @@ def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
         y="log10",
         text="text",
         source=here,
-        x_offset=8,
+        x_offset="dx",
+        text_align="align",
         text_baseline="middle",
         text_font_size="11px",
     )
@@ -77,10 +85,12 @@ def view() -> pn.viewable.Viewable:
         name="Factor per step", start=0.01, end=1.0, step=0.01, value=sigmoid_slope(0.0)
     )
     lines = ColumnDataSource({"T": [], "recurrent": [], "attention": []})
-    depth_here = ColumnDataSource({"T": [], "depth": [], "text": [], "color": []})
+    depth_here = ColumnDataSource(
+        {"T": [], "depth": [], "text": [], "color": [], "dx": [], "align": []}
+    )
     ends = np.array([1, MAX_T])
     curve = ColumnDataSource({"T": np.arange(1, MAX_T + 1), "log10": np.zeros(MAX_T)})
-    decay_here = ColumnDataSource({"T": [], "log10": [], "text": []})
+    decay_here = ColumnDataSource({"T": [], "log10": [], "text": [], "dx": [], "align": []})
     depth_plot = _depth_plot(lines, depth_here)
     decay_plot = _decay_plot(curve, decay_here)
     readout, message = pane(), pane()
@@ -98,6 +108,7 @@ def view() -> pn.viewable.Viewable:
         value = decay(factor.value, T.value)
         powered = power_of_ten(log_here, value=value)
         refill(lines, {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]})
+        dx, align = _label_side(T.value)
         refill(
             depth_here,
             {
@@ -105,10 +116,15 @@ def view() -> pn.viewable.Viewable:
                 "depth": [rec, att],
                 "text": [integer(rec), integer(att)],
                 "color": [ACCENT, INK],
+                "dx": [dx, dx],
+                "align": [align, align],
             },
         )
         refill(curve, {"T": np.arange(1, MAX_T + 1), "log10": log_curve})
-        refill(decay_here, {"T": [T.value], "log10": [log_here], "text": [powered]})
+        refill(
+            decay_here,
+            {"T": [T.value], "log10": [log_here], "text": [powered], "dx": [dx], "align": [align]},
+        )
         readout.object = readout_html(
             [
                 ("recurrent", "recurrent path: layers × T (count)", integer(rec)),

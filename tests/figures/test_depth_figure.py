@@ -2,7 +2,9 @@
 
 import math
 
+import panel as pn
 import pytest
+from bokeh.models import ColumnDataSource
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +100,15 @@ def test_power_of_ten_beyond_float64():
     assert power_of_ten(-0.0004) == "1.0e+0"  # 9.99e-1 rounds up: carried, not "10.0e-1"
     assert power_of_ten(3.0) == "1.0e+3"
     assert power_of_ten(-math.inf) == "−∞"
+
+
+def test_value_labels_stay_inside_the_plot_at_long_sequences():
+    # At T = 1,024 a label right of its marker ran off the plot's edge.
+    view = depth.view()
+    widgets(view)["Sequence length T"].value = depth.MAX_T
+    plots = [p.object for p in view.select(pn.pane.Bokeh)]
+    found = {s for p in plots for s in p.select(ColumnDataSource) if "align" in s.data}
+    sources = list(found)
+    assert len(sources) == 2 and all(set(s.data["align"]) == {"right"} for s in sources)
+    widgets(view)["Sequence length T"].value = 100
+    assert all(set(s.data["align"]) == {"left"} for s in sources)
