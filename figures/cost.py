@@ -21,8 +21,8 @@ from attention.cost import (
 )
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import choice, note, plot, refill
-from figures.widgets import ChoiceSlider
+from figures.plots import note, plot, refill
+from figures.widgets import FOCUS_CSS, ChoiceSlider
 
 ID = "cost"
 TITLE = "What T squared costs"
@@ -33,7 +33,12 @@ CAPTION = (
 )
 # Powers of two up to half a million, then GPT-4.1's window: a log scale with exact stops.
 LENGTHS: tuple[int, ...] = (*(2**k for k in range(20)), GPT41_CONTEXT)
-BYTES_PER_SCORE = {"1 (8-bit)": 1, "2 (16-bit)": 2, "4 (32-bit)": 4}
+# Each option says what it measures: the group has no name above it (see three_modes).
+BYTES_PER_SCORE = {
+    "1 byte/score (8-bit)": 1,
+    "2 bytes/score (16-bit)": 2,
+    "4 bytes/score (32-bit)": 4,
+}
 CARD_SIZES = {"24 GiB": 24, "40 GiB": 40, "80 GiB (H100)": CARD_GIB}
 UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
 
@@ -85,7 +90,9 @@ def view() -> pn.viewable.Viewable:
         options={length_label(n): n for n in LENGTHS},
         value=GPT41_CONTEXT,
     )
-    width, width_control = choice("Bytes per score", BYTES_PER_SCORE, 2)
+    width = pn.widgets.RadioButtonGroup(
+        name="Bytes per score", options=BYTES_PER_SCORE, value=2, stylesheets=[FOCUS_CSS]
+    )
     card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=CARD_GIB)
     memory_curve = ColumnDataSource({"n": [], "y": []})
     memory_here = ColumnDataSource({"n": [], "y": []})
@@ -133,7 +140,7 @@ def view() -> pn.viewable.Viewable:
 
     recompute((length, width, card), message, draw)
     return frame(
-        [length, width_control, card],
+        [length, width, card],
         [memory_plot, time_plot],
         pn.Column(readout, about, sizing_mode="stretch_width"),
         message,

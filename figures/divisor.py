@@ -17,8 +17,8 @@ from bokeh.transform import dodge
 from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
 from figures.fmt import integer, num, percent, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import choice, note, plot, refill
-from figures.widgets import ChoiceSlider, button
+from figures.plots import note, plot, refill
+from figures.widgets import FOCUS_CSS, ChoiceSlider, button
 
 ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"
@@ -140,7 +140,9 @@ def _row_plot(row: ColumnDataSource):
 def view() -> pn.viewable.Viewable:
     """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
     d_k = ChoiceSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
-    divisor, divisor_control = choice("Divide the scores by", DIVISORS, False)
+    divisor = pn.widgets.RadioButtonGroup(
+        name="Divide the scores by", options=DIVISORS, value=False, stylesheets=[FOCUS_CSS]
+    )
     resample = button("Resample")
     seed = {"value": DEFAULT_SEED}
     points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
@@ -228,7 +230,7 @@ def view() -> pn.viewable.Viewable:
 
     resample.on_click(new_seed)
     return frame(
-        [d_k, divisor_control, resample],
+        [d_k, divisor, resample],
         [spread_plot, peak_plot, row_plot],
         pn.Column(readout, about, sizing_mode="stretch_width"),
         message,

@@ -28,7 +28,8 @@ from attention.masking import (
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import num, sci, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import choice, heatmap, heatmap_data, note, plot, refill
+from figures.plots import heatmap, heatmap_data, note, plot, refill
+from figures.widgets import FOCUS_CSS
 
 ID = "masking"
 TITLE = "Two ways to hide the future"
@@ -114,7 +115,9 @@ def view() -> pn.viewable.Viewable:
     n_steps = len(naive)
 
     step = pn.widgets.IntSlider(name="Step", start=1, end=n_steps, value=n_steps)
-    fill, fill_control = choice("Future scores set to", FILLS, "-inf")
+    fill = pn.widgets.RadioButtonGroup(
+        name="Future scores set to", options=FILLS, value="-inf", stylesheets=[FOCUS_CSS]
+    )
     row_text = pn.widgets.TextInput(
         name="Scores to softmax", value=", ".join(num(s, 1) for s in COUNTEREXAMPLE_SCORES)
     )
@@ -186,7 +189,7 @@ def view() -> pn.viewable.Viewable:
 
     recompute((step, fill, row_text), message, draw)
     return frame(
-        [step, fill_control, row_text],
+        [step, fill, row_text],
         [naive_plot, fast_plot, diff_plot, counter_plot],
         pn.Column(readout, weight_set, sizing_mode="stretch_width"),
         message,

@@ -5,7 +5,7 @@ draw function refills (with ``refill``). Nothing here computes attention; that a
 from ``attention/``.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import panel as pn
@@ -77,18 +77,16 @@ def note(html: str = "") -> pn.pane.HTML:
 
 
 def choice(
-    name: str, options: Sequence[str] | Mapping[str, object], value, **kwargs
+    name: str, options: Sequence[str], value: str, **kwargs
 ) -> tuple[pn.widgets.RadioButtonGroup, pn.Column]:
     """A row of buttons picking one option, with its name shown above it like a widget label.
 
-    ``options``: the labels, or a mapping of label -> value. Returns the widget (to watch)
-    and the labelled layout (to place among the controls).
+    Returns the widget (to watch) and the labelled layout (to place among the controls).
     """
     kwargs.setdefault("button_type", "primary")
     kwargs.setdefault("button_style", "outline")
     kwargs.setdefault("stylesheets", [FOCUS_CSS])
-    choices = dict(options) if isinstance(options, Mapping) else list(options)
-    group = pn.widgets.RadioButtonGroup(name=name, options=choices, value=value, **kwargs)
+    group = pn.widgets.RadioButtonGroup(name=name, options=list(options), value=value, **kwargs)
     label = pn.pane.HTML(
         f'<span class="fig-label">{name}</span>', margin=(0, 10), stylesheets=[LABEL_CSS]
     )

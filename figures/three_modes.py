@@ -19,7 +19,8 @@ from attention.projections import (
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
 from figures.fmt import num, vec
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
-from figures.plots import choice, heatmap, heatmap_data, note, refill
+from figures.plots import heatmap, heatmap_data, note, refill
+from figures.widgets import FOCUS_CSS
 
 ID = "three-modes"
 TITLE = "Three modes, one symmetry"
@@ -55,7 +56,12 @@ def view() -> pn.viewable.Viewable:
     X = book_inputs()
     W_query, W_key, _ = weights_section_3_4()
     T = len(TOKENS)
-    mode, mode_control = choice("Mode", MODES, "none")
+    # Bare buttons, unlike post 1's named groups: a label pane per group costs the page's
+    # memory snapshot about 12 kB, and post 2 is at the 21 MB budget. The options name
+    # themselves; the caption names the control.
+    mode = pn.widgets.RadioButtonGroup(
+        name="Mode", options=MODES, value="none", stylesheets=[FOCUS_CSS]
+    )
     first = pn.widgets.Select(name="From token", options=list(TOKENS), value="journey")
     second = pn.widgets.Select(name="To token", options=list(TOKENS), value="starts")
     score_plot, score_src, score_map = heatmap(SCORE_TITLES["none"], TOKENS, TOKENS)
@@ -111,7 +117,7 @@ def view() -> pn.viewable.Viewable:
 
     recompute((mode, first, second), message, draw)
     return frame(
-        [mode_control, first, second],
+        [mode, first, second],
         [score_plot, weight_plot],
         pn.Column(readout, weight_set, sizing_mode="stretch_width"),
         message,
