@@ -68,16 +68,22 @@ def check_probability(p, name: str = "p") -> float:
     return p
 
 
+def refuse_overflow(result: np.ndarray, what: str, culprit: str = "the inputs") -> np.ndarray:
+    """``result`` unchanged if finite; a ValueError naming ``what`` overflowed if not.
+
+    Finite operands can still give inf (or inf - inf = NaN) once a sum or product passes
+    1.8e308; numpy would warn and pass it on, so the core computes such results under
+    ``np.errstate`` and reports them here instead.
+    """
+    if not np.all(np.isfinite(result)):
+        raise ValueError(f"{what} overflowed float64; {culprit} are too large")
+    return result
+
+
 def checked_matmul(
     a: np.ndarray, b: np.ndarray, what: str, culprit: str = "the inputs"
 ) -> np.ndarray:
-    """a @ b, refusing a result that overflowed float64. (..., m, k), (..., k, n) -> (..., m, n)
-
-    Finite operands can still give inf (or inf - inf = NaN) once a product or a partial sum
-    passes 1.8e308; numpy would warn and pass it on, so the core reports it as ValueError.
-    """
+    """a @ b, refusing a result that overflowed float64. (..., m, k), (..., k, n) -> (..., m, n)"""
     with np.errstate(over="ignore", invalid="ignore"):
         product = a @ b
-    if not np.all(np.isfinite(product)):
-        raise ValueError(f"{what} overflowed float64; {culprit} are too large")
-    return product
+    return refuse_overflow(product, what, culprit)

@@ -23,7 +23,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attention._checks import check_array, check_matrix, check_positive_int, checked_matmul
+from attention._checks import (
+    check_array,
+    check_matrix,
+    check_positive_int,
+    checked_matmul,
+    refuse_overflow,
+)
 from attention.basics import softmax
 from attention.masking import masked_before_softmax
 
@@ -139,10 +145,7 @@ def _out_proj(merged: np.ndarray, W_out: np.ndarray, bias: np.ndarray) -> np.nda
     """merged @ W_out + bias, refusing overflow in the sum too. (b, T, d_out) -> (b, T, d_out)"""
     projected = checked_matmul(merged, W_out, "out_proj")
     with np.errstate(over="ignore"):
-        out = projected + bias
-    if not np.all(np.isfinite(out)):
-        raise ValueError("out_proj overflowed float64; the inputs are too large")
-    return out
+        return refuse_overflow(projected + bias, "out_proj")
 
 
 def multihead_split_stages(

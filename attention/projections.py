@@ -23,7 +23,13 @@ normalised by its own denominator.
 
 import numpy as np
 
-from attention._checks import check_array, check_matrix, check_positive_int, checked_matmul
+from attention._checks import (
+    check_array,
+    check_matrix,
+    check_positive_int,
+    checked_matmul,
+    refuse_overflow,
+)
 from attention.basics import softmax
 
 MODES: tuple[str, ...] = ("none", "tied", "separate")
@@ -129,9 +135,7 @@ def softmax_denominators(scores: np.ndarray, d_k: int) -> np.ndarray:
     scores = check_matrix(scores, "scores")
     with np.errstate(over="ignore"):
         D = np.sum(np.exp(scores / np.sqrt(check_positive_int(d_k, "d_k"))), axis=1)
-    if not np.all(np.isfinite(D)):
-        raise ValueError("a softmax denominator overflowed float64; the scores are too large")
-    return D
+    return refuse_overflow(D, "a softmax denominator", "the scores")
 
 
 def asymmetry(M: np.ndarray) -> np.ndarray:
