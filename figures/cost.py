@@ -22,7 +22,7 @@ from attention.cost import (
 from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
-from figures.widgets import FOCUS_CSS, ChoiceSlider
+from figures.widgets import ChoiceSlider, buttons
 
 ID = "cost"
 TITLE = "What T squared costs"
@@ -33,7 +33,7 @@ CAPTION = (
 )
 # Powers of two up to half a million, then GPT-4.1's window: a log scale with exact stops.
 LENGTHS: tuple[int, ...] = (*(2**k for k in range(20)), GPT41_CONTEXT)
-# Each option says what it measures: the group has no name above it (see three_modes).
+# Each option says what it measures: the group has no name above it (see widgets.buttons).
 BYTES_PER_SCORE = {
     "1 byte/score (8-bit)": 1,
     "2 bytes/score (16-bit)": 2,
@@ -90,9 +90,7 @@ def view() -> pn.viewable.Viewable:
         options={length_label(n): n for n in LENGTHS},
         value=GPT41_CONTEXT,
     )
-    width = pn.widgets.RadioButtonGroup(
-        name="Bytes per score", options=BYTES_PER_SCORE, value=2, stylesheets=[FOCUS_CSS]
-    )
+    width = buttons("Bytes per score", BYTES_PER_SCORE, 2)
     card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=CARD_GIB)
     memory_curve = ColumnDataSource({"n": [], "y": []})
     memory_here = ColumnDataSource({"n": [], "y": []})

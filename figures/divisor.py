@@ -18,7 +18,7 @@ from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
 from figures.fmt import integer, num, percent, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
-from figures.widgets import FOCUS_CSS, ChoiceSlider, button
+from figures.widgets import ChoiceSlider, button, buttons
 
 ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"
@@ -140,9 +140,7 @@ def _row_plot(row: ColumnDataSource):
 def view() -> pn.viewable.Viewable:
     """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
     d_k = ChoiceSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
-    divisor = pn.widgets.RadioButtonGroup(
-        name="Divide the scores by", options=DIVISORS, value=False, stylesheets=[FOCUS_CSS]
-    )
+    divisor = buttons("Divide the scores by", DIVISORS, False)
     resample = button("Resample")
     seed = {"value": DEFAULT_SEED}
     points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})

@@ -29,7 +29,7 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.fmt import num, sci, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
-from figures.widgets import FOCUS_CSS
+from figures.widgets import buttons
 
 ID = "masking"
 TITLE = "Two ways to hide the future"
@@ -115,9 +115,7 @@ def view() -> pn.viewable.Viewable:
     n_steps = len(naive)
 
     step = pn.widgets.IntSlider(name="Step", start=1, end=n_steps, value=n_steps)
-    fill = pn.widgets.RadioButtonGroup(
-        name="Future scores set to", options=FILLS, value="-inf", stylesheets=[FOCUS_CSS]
-    )
+    fill = buttons("Future scores set to", FILLS, "-inf")
     row_text = pn.widgets.TextInput(
         name="Scores to softmax", value=", ".join(num(s, 1) for s in COUNTEREXAMPLE_SCORES)
     )

@@ -21,7 +21,7 @@ from bokeh.palettes import Oranges256
 from bokeh.plotting import figure
 
 from figures.frame import INK, PANE_CSS, PLOT_STYLE
-from figures.widgets import FOCUS_CSS
+from figures.widgets import buttons
 
 # One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
 TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
@@ -85,8 +85,7 @@ def choice(
     """
     kwargs.setdefault("button_type", "primary")
     kwargs.setdefault("button_style", "outline")
-    kwargs.setdefault("stylesheets", [FOCUS_CSS])
-    group = pn.widgets.RadioButtonGroup(name=name, options=list(options), value=value, **kwargs)
+    group = buttons(name, list(options), value, **kwargs)
     label = pn.pane.HTML(
         f'<span class="fig-label">{name}</span>', margin=(0, 10), stylesheets=[LABEL_CSS]
     )

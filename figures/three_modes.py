@@ -20,7 +20,7 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section
 from figures.fmt import num, vec
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, refill
-from figures.widgets import FOCUS_CSS
+from figures.widgets import buttons
 
 ID = "three-modes"
 TITLE = "Three modes, one symmetry"
@@ -56,12 +56,7 @@ def view() -> pn.viewable.Viewable:
     X = book_inputs()
     W_query, W_key, _ = weights_section_3_4()
     T = len(TOKENS)
-    # Bare buttons, unlike post 1's named groups: a label pane per group costs the page's
-    # memory snapshot about 12 kB, and post 2 is at the 21 MB budget. The options name
-    # themselves; the caption names the control.
-    mode = pn.widgets.RadioButtonGroup(
-        name="Mode", options=MODES, value="none", stylesheets=[FOCUS_CSS]
-    )
+    mode = buttons("Mode", MODES, "none")
     first = pn.widgets.Select(name="From token", options=list(TOKENS), value="journey")
     second = pn.widgets.Select(name="To token", options=list(TOKENS), value="starts")
     score_plot, score_src, score_map = heatmap(SCORE_TITLES["none"], TOKENS, TOKENS)

@@ -1,4 +1,5 @@
-"""Widgets the figures share: a switch whose state shows, and a slider over chosen values.
+"""Widgets the figures share: buttons whose focus shows, a switch whose state shows, and a
+slider over chosen values.
 
 The slider picks one of a few values (key widths, context lengths) and shows the chosen one.
 
@@ -32,6 +33,18 @@ def switch(name: str, value: bool) -> pn.widgets.Toggle:
     """An on/off button: filled while on, outlined while off."""
     return pn.widgets.Toggle(
         name=name, value=value, button_type="primary", stylesheets=[SWITCH_CSS, FOCUS_CSS]
+    )
+
+
+def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
+    """A row of buttons picking one of ``options`` (labels, or label -> value), focus shown.
+
+    Bare: no name is drawn above it. ``plots.choice`` adds one; post 2's groups go without,
+    since a name pane per group adds about 12 kB to the page's memory snapshot and post 2's
+    first load is at its 21 MB budget, so their options name themselves.
+    """
+    return pn.widgets.RadioButtonGroup(
+        name=name, options=options, value=value, stylesheets=[FOCUS_CSS], **kwargs
     )
 
 
