@@ -19,10 +19,10 @@ from attention.cost import (
     scaled_time,
     score_matrix_bytes,
 )
-from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
 from figures.widgets import ChoiceSlider, buttons
+from formatting import integer, num, sci
 
 ID = "cost"
 TITLE = "What T squared costs"

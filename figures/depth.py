@@ -10,9 +10,9 @@ from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
 
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth, sigmoid_slope
 from attention.fixtures import GPT2_CONTEXT
-from figures.fmt import integer, num, power_of_ten
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot, refill
+from formatting import integer, num, power_of_ten
 
 ID = "depth"
 TITLE = "How far back the gradient walks"

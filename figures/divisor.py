@@ -15,10 +15,10 @@ from bokeh.models import ColumnDataSource, FactorRange, Range1d
 from bokeh.transform import dodge
 
 from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
-from figures.fmt import integer, num, percent, sci
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
 from figures.widgets import ChoiceSlider, button, buttons
+from formatting import integer, num, percent, sci
 
 ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"

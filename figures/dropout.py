@@ -24,10 +24,10 @@ from attention.dropout import (
 from attention.fixtures import TOKENS
 from attention.masking import book_scores, masked_before_softmax
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.fmt import integer, num, percent, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
 from figures.widgets import button, switch
+from formatting import integer, num, percent, vec
 
 ID = "dropout"
 TITLE = "The row that sums to zero"

@@ -23,9 +23,9 @@ from attention.analysis import (
 )
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, percent, vec
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot, refill
+from formatting import num, percent, vec
 
 ID = "flat-weights"
 TITLE = "Softmax weights against a flat average"

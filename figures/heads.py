@@ -26,10 +26,10 @@ from attention.heads import (
     shape_trace,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
-from figures.fmt import integer, num
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot, refill
 from figures.widgets import button
+from formatting import integer, num
 
 ID = "heads"
 TITLE = "One matrix, sliced into stripes"

@@ -20,10 +20,10 @@ from attention.basics import (
     symmetry_error,
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
-from figures.fmt import integer, num, sci
 from figures.frame import ACCENT, frame, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, refill
 from figures.widgets import switch
+from formatting import integer, num, sci
 
 ID = "loop-matmul"
 TITLE = "The double loop and X @ Xᵀ"

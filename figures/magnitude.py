@@ -21,9 +21,9 @@ from attention.analysis import (
 )
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
+from formatting import num, vec
 
 ID = "magnitude"
 TITLE = "Length wins"

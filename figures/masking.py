@@ -26,10 +26,10 @@ from attention.masking import (
     zero_mask_stages,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.fmt import num, sci, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
 from figures.widgets import buttons
+from formatting import num, sci, vec
 
 ID = "masking"
 TITLE = "Two ways to hide the future"

@@ -11,9 +11,9 @@ from bokeh.models import ColumnDataSource, Span
 
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
-from figures.fmt import num, vec
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import FLAG, bar_chart, choice, note, refill
+from formatting import num, vec
 
 ID = "normalisations"
 TITLE = "Divide by the sum, or softmax"

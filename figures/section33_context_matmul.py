@@ -11,9 +11,9 @@ import panel as pn
 
 from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub, token_vector
+from formatting import num, vec
 
 ID = "context-matmul"
 TITLE = "Every context vector in one product"

@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 import panel as pn
 
-from figures.fmt import num
+from formatting import num
 
 EXPLAIN_CSS = """
 .s33 { font: 0.85rem/1.45 system-ui, sans-serif; color: #1f2937; }

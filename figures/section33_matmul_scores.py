@@ -9,7 +9,6 @@ import panel as pn
 
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
@@ -20,6 +19,7 @@ from figures.section33_html import (
     terms_table,
     token_vector,
 )
+from formatting import num, vec
 
 ID = "matmul-scores"
 TITLE = "Six scores, one matrix product"

@@ -10,9 +10,9 @@ import panel as pn
 
 from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub
+from formatting import num, vec
 
 ID = "normalisations-compare"
 TITLE = "Two ways to make weights"

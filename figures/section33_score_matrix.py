@@ -12,7 +12,6 @@ import panel as pn
 
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
@@ -23,6 +22,7 @@ from figures.section33_html import (
     terms_table,
     token_vector,
 )
+from formatting import num, vec
 
 ID = "score-matrix"
 TITLE = "The whole score matrix"

@@ -17,10 +17,10 @@ from attention.projections import (
     softmax_denominators,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
-from figures.fmt import num, vec
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, refill
 from figures.widgets import buttons
+from formatting import num, vec
 
 ID = "three-modes"
 TITLE = "Three modes, one symmetry"

@@ -11,7 +11,6 @@ from bokeh.models import ColumnDataSource, HoverTool, Span
 
 from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
 from figures.frame import (
     ACCENT,
     INK,
@@ -22,6 +21,7 @@ from figures.frame import (
     recompute,
 )
 from figures.plots import TOKEN_COLORS, bar_chart, note, plot, refill, stack_bounds
+from formatting import num, vec
 
 ID = "three-steps"
 TITLE = "Three steps, one word"

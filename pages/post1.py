@@ -1,6 +1,6 @@
 """Post 1: attention with no trainable weights. Every number the prose quotes.
 
-Each value is computed by ``attention/`` and formatted with ``figures.fmt``, so the prose and
+Each value is computed by ``attention/`` and formatted with ``formatting``, so the prose and
 the figures print the same digits. The only numbers given rather than computed are dates.
 """
 
@@ -57,7 +57,7 @@ from attention.fixtures import (
 )
 from figures import depth as depth_figure
 from figures import magnitude as magnitude_figure
-from figures.fmt import integer, num, percent, sci, vec, words
+from formatting import integer, num, percent, sci, vec, words
 
 SLUG = "attention-without-weights"
 TEMPLATE = "post1.html"

@@ -1,7 +1,7 @@
 """Post 2: trainable attention, the causal mask, dropout, heads and cost. Every number it quotes.
 
 Each value is computed by ``attention/`` (or by a figure's own sampling function, so prose and
-figure share a seed) and formatted with ``figures.fmt`` or the figure's formatter, so the prose
+figure share a seed) and formatted with ``formatting`` or the figure's formatter, so the prose
 and the figures print the same digits. Monte-Carlo numbers come from the figures' fixed seeds.
 """
 
@@ -74,7 +74,7 @@ from figures import dropout as dropout_figure
 from figures import heads as heads_figure
 from figures import masking as masking_figure
 from figures import three_modes as modes_figure
-from figures.fmt import integer, num, percent, sci, vec, words
+from formatting import integer, num, percent, sci, vec, words
 
 SLUG = "trainable-attention"
 TEMPLATE = "post2.html"

@@ -3,7 +3,7 @@
 from attention.basics import attend, dot_terms, query_scores, row_sums, softmax, sum_normalise
 from attention.basics import context as context_vector
 from attention.fixtures import GPT2_EMBED, TOKENS, book_inputs
-from figures.fmt import integer, num, vec
+from formatting import integer, num, vec
 
 SLUG = "section-3-3"
 TEMPLATE = "section33.html"

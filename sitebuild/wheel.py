@@ -6,7 +6,7 @@ import zipfile
 from pathlib import Path
 
 NAME, VERSION = "attention_explained", "0.1.0"
-PACKAGES = ("attention", "figures")
+PACKAGES = ("attention", "formatting", "figures")
 
 
 def _record_line(name: str, data: bytes) -> str:

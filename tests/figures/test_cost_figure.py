@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from attention.cost import cards_needed, scaled_time, score_matrix_bytes
 from figures import cost
-from figures.fmt import integer
+from formatting import integer
 from tests.figures.probe import messages, readouts, widgets
 
 

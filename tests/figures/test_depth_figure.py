@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from figures import depth
-from figures.fmt import integer, power_of_ten, sci
+from formatting import integer, power_of_ten, sci
 from tests.figures.probe import messages, readouts, widgets
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
@@ -85,7 +85,7 @@ def test_the_sliders_are_the_three_controls():
     assert set(widgets(depth.view())) == set(CONTROLS)
 
 
-# --- the formatting helper the figure adds to figures/fmt.py --------------------------------
+# --- the formatting helper the figure adds to formatting/ --------------------------------
 
 
 @pytest.mark.parametrize(("factor", "T"), [(0.25, 100), (0.5, 3), (0.99, 1), (1.0, 7), (0.3, 40)])

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from attention.scaling import dk_sweep
 from figures import divisor
-from figures.fmt import percent
+from formatting import percent
 from tests.figures.probe import messages, readouts, widgets
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from attention.basics import row_sums
 from attention.dropout import death_probability, dropout_stats, expected_factor
 from figures import dropout
-from figures.fmt import num, percent, vec
+from formatting import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
 
 WEIGHTS = dropout.causal_weights()

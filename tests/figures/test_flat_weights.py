@@ -17,7 +17,7 @@ from attention.analysis import (
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures import flat_weights as figure
-from figures.fmt import num, percent, vec
+from formatting import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
 
 

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from attention.heads import head_columns, output_shapes, param_counts, shape_trace
 from figures import heads
-from figures.fmt import integer
+from formatting import integer
 from tests.figures.probe import messages, readouts, widgets
 
 BOOK = "Book toy (3, 2, 2 heads)"

@@ -14,7 +14,7 @@ from attention.basics import (
 )
 from attention.fixtures import TOKENS, book_inputs
 from figures import loop_matmul
-from figures.fmt import num, sci
+from formatting import num, sci
 from tests.figures.probe import messages, readouts, widgets
 
 STEP, MATMUL = "Loop steps done", "Matmul: all at once"

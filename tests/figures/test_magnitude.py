@@ -19,7 +19,7 @@ from attention.analysis import (
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures import magnitude
-from figures.fmt import num, vec
+from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 
 TOKEN, SCALE, SIMILARITY = "Token to scale", "Scale factor", "Similarity"

@@ -10,7 +10,7 @@ from attention.masking import efficient_stages, naive_stages, zero_mask_stages
 from attention.projections import mode_scores
 from attention.torch_rng import weights_section_3_5
 from figures import masking
-from figures.fmt import vec
+from formatting import vec
 from tests.figures.probe import messages, readouts, widgets
 
 X = book_inputs()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures import normalisations
-from figures.fmt import num, vec
+from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 
 

@@ -13,8 +13,8 @@ import panel as pn
 import pytest
 
 from attention.basics import dot_terms
-from figures.fmt import num
 from figures.section33_html import Pointed, element, scope, sub, terms_table, token_vector
+from formatting import num
 
 
 @dataclass

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_matmul_scores as fig
-from figures.fmt import num, vec
+from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
 

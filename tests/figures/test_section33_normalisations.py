@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_normalisations as fig
-from figures.fmt import num, vec
+from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
 

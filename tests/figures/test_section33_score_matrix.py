@@ -3,8 +3,8 @@
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_score_matrix as fig
-from figures.fmt import num, vec
 from figures.section33_html import sub
+from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
 

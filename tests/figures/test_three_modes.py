@@ -8,7 +8,7 @@ from attention.fixtures import TOKENS, book_inputs
 from attention.projections import MODES, mode_scores, mode_weights
 from attention.torch_rng import weights_section_3_4
 from figures import three_modes
-from figures.fmt import num
+from formatting import num
 from tests.figures.probe import messages, readouts, widgets
 
 X = book_inputs()

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures import three_steps
-from figures.fmt import vec
+from formatting import vec
 from tests.figures.probe import messages, readouts, widgets
 
 

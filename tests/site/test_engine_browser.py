@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 import pages
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
 from figures.page import to_json
+from formatting import vec
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"

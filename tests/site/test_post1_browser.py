@@ -25,7 +25,7 @@ from attention.basics import (
 from attention.depth import recurrent_depth
 from attention.fixtures import PRESETS, TOKENS, book_inputs, preset_inputs
 from figures import depth, flat_weights, loop_matmul, magnitude, normalisations, three_steps
-from figures.fmt import integer, num, percent, vec
+from formatting import integer, num, percent, vec
 from pages import post1
 from tests.figures.probe import readouts
 

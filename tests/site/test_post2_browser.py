@@ -16,7 +16,7 @@ from attention.projections import mode_scores
 from attention.scaling import dk_sweep
 from attention.torch_rng import weights_section_3_4
 from figures import divisor, dropout, three_modes
-from figures.fmt import integer, num
+from formatting import integer, num
 
 pytestmark = pytest.mark.browser
 POST2 = "trainable-attention/"

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
+from formatting import vec
 from sitebuild.serve import serve_in_thread
 from tests.site.conftest import BASE, LIVE_TIMEOUT_MS
 

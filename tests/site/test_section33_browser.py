@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from attention.basics import attend, contributions, dot_terms, query_scores, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import num, vec
+from formatting import num, vec
 from tests.site.conftest import LIVE_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser

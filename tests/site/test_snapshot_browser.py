@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.fmt import vec
+from formatting import vec
 from sitebuild import snapshot
 
 pytestmark = pytest.mark.browser

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from figures.fmt import integer, num, percent, sci, vec, words
+from formatting import integer, num, percent, sci, vec, words
 
 
 @pytest.mark.parametrize(
