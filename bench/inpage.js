@@ -16,7 +16,8 @@
       }
     };
   }
-  const idleCount = () => messages.filter((m) => m.type === "idle").length;
+  // The worker answers every change with "change-done" (see static/worker.js).
+  const doneCount = () => messages.filter((m) => m.type === "change-done").length;
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // ---- the DOM, through open shadow roots ----
@@ -70,10 +71,10 @@
     });
   }
 
-  // After a change: wait for the worker to report idle, then for the figure's DOM to be quiet.
-  async function settle(scope, idleBefore, quietMs = 100, maxMs = 5000) {
+  // After a change: wait for the worker to report it done, then for the figure's DOM to be quiet.
+  async function settle(scope, doneBefore, quietMs = 100, maxMs = 5000) {
     const start = performance.now();
-    while (idleCount() <= idleBefore && performance.now() - start < maxMs) await sleep(10);
+    while (doneCount() <= doneBefore && performance.now() - start < maxMs) await sleep(10);
     let last = performance.now();
     const observer = new MutationObserver(() => (last = performance.now()));
     for (const root of [scope, ...shadowRoots(scope)]) {
@@ -186,11 +187,11 @@
   // One change: apply it, time the readout's change, then let the figure settle.
   async function timeChange(scope, control, value, timeoutMs) {
     const before = readoutText(scope);
-    const idleBefore = idleCount();
+    const doneBefore = doneCount();
     const t0 = performance.now();
     apply(control, value);
     const t1 = await untilChanged(scope, before, timeoutMs);
-    await settle(scope, idleBefore);
+    await settle(scope, doneBefore);
     return t1 === null ? null : t1 - t0;
   }
 

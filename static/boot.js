@@ -7,12 +7,12 @@
   if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") return;
   const config = JSON.parse(document.getElementById("page-config").textContent);
   const worker = new Worker(`${config.base}static/worker.js`);
-  const early = [];
-  worker.onmessage = (event) => early.push(event);
+  const events = []; // what the worker says until page.js takes it over
+  worker.onmessage = (event) => events.push(event);
   worker.onerror = (event) => {
     event.preventDefault();
-    early.push(event);
+    events.push(event);
   };
   worker.postMessage({ type: "start", ...config });
-  window.figuresBoot = { worker, early };
+  window.figuresBoot = { worker, events };
 })();

@@ -1,7 +1,8 @@
 // The page's side of the live figures. It shows the build-time pre-render at once, starts one
 // Web Worker that runs Pyodide and every figure on the page, takes the pre-render over as the
 // live figures when the worker has built them (adopt.js; or draws the worker's document if
-// the two differ), and then relays control changes and figure updates both ways.
+// the two differ), and then relays control changes and figure updates both ways. The messages
+// between the two are listed at the top of worker.js.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -119,7 +120,7 @@
     for (const doc of new Set(events.map((e) => e.document))) {
       patch.events.push(...doc.create_json_patch(events.filter((e) => e.document === doc)).events);
     }
-    worker.postMessage({ type: "patch", patch });
+    worker.postMessage({ type: "change", patch });
   }
 
   // Apply a patch from the worker to the page's documents that hold the models it names.
@@ -239,7 +240,7 @@
     html.dataset.liveDocument = why ? "drawn" : "adopted";
     for (const doc of docs) doc.on_change(onDocumentChange, false);
     live = true;
-    worker.postMessage({ type: "rendered" });
+    worker.postMessage({ type: "shown" });
     if (why) replayEarlyChanges(data.roots);
     else if (early.size) send([...early.values()].map(({ event }) => event));
     early = new Map();
@@ -291,19 +292,19 @@
   }
 
   async function onMessage({ data: msg }) {
-    if (msg.type === "status") {
+    if (msg.type === "progress") {
       performance.mark(`loading-step-${msg.step}`);
       setBanner(`Loading the live figures, step ${msg.step} of ${msg.of}: ${msg.text}…`);
-    } else if (msg.type === "render") {
+    } else if (msg.type === "ready") {
       performance.mark("figures-built");
       html.dataset.start = msg.start;
-      await goLive(msg.data);
-    } else if (msg.type === "fallback") {
+      await goLive(msg.doc);
+    } else if (msg.type === "snapshot-unusable") {
       // The build-time snapshot could not be used in this browser: start Python the long way.
-      console.warn(`figures: starting without the snapshot (${msg.text})`);
+      console.warn(`figures: starting without the snapshot (${msg.reason})`);
       stop();
       start({ snapshot: false });
-    } else if (msg.type === "patch") {
+    } else if (msg.type === "update") {
       patching += 1;
       try {
         receive(msg.patch, msg.buffers);
@@ -311,7 +312,7 @@
         patching -= 1;
       }
       relabelSoon();
-    } else if (msg.type === "idle") {
+    } else if (msg.type === "change-done") {
       clearTimeout(stalled);
       if (queue.length) {
         const events = queue;
@@ -320,8 +321,8 @@
       } else {
         busy = false;
       }
-    } else if (msg.type === "error") {
-      fail(msg.text);
+    } else if (msg.type === "failed") {
+      fail(msg.reason);
     }
   }
 
@@ -337,14 +338,14 @@
     worker = new Worker(`${config.base}static/worker.js`);
     listen(worker);
     const message = { type: "start", ...config, snapshot: snapshot && config.snapshot };
-    worker.postMessage({ ...message, prerendered: drawn }); // drawn: the worker need not wait
+    worker.postMessage({ ...message, prerenderVisible: drawn }); // drawn: the worker need not wait
   }
 
   // Take over the worker boot.js started, handling what it has said so far in order.
   function adopt(boot) {
     worker = boot.worker;
     listen(worker);
-    for (const event of boot.early) {
+    for (const event of boot.events) {
       if (event.type === "error") worker.onerror(event);
       else worker.onmessage(event);
     }
@@ -357,7 +358,7 @@
     prerendered = drawPrerender(() => {
       performance.mark("prerender-visible");
       drawn = true;
-      worker?.postMessage({ type: "prerendered" });
+      worker?.postMessage({ type: "prerender-visible" });
     });
     if (canRun) (window.figuresBoot ? adopt(window.figuresBoot) : start());
     await prerendered;

@@ -4,21 +4,50 @@
 // Two ways to start. The fast one restores the page's memory snapshot (made at build time by
 // sitebuild/snapshot.js right after the figures were built): Python, Panel and the figures
 // come back in one copy. The ordinary one starts Python, loads the wheels and builds the
-// figures. If anything about the snapshot does not fit, the page is told ("fallback") and
-// starts a new worker the ordinary way.
+// figures. If anything about the snapshot does not fit, the page is told ("snapshot-unusable")
+// and starts a new worker the ordinary way.
+//
+// The messages between the page (boot.js, page.js) and this worker, each {type, ...payload}:
+//
+//   page -> worker
+//     start              the page config (#page-config: base, figures, packages, distUrl,
+//                        snapshot; snapshot false for the ordinary start) and
+//                        prerenderVisible: start Python and build the figures
+//     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
+//                        longer needs the CPU that unpacking and restoring take
+//     shown              {}: the page shows the figures: send their updates from now on
+//     change             {patch}: the reader's control changes, as a Bokeh JSON patch
+//
+//   worker -> page
+//     progress           {step, of, text}: a step of the start has begun (the page's banner)
+//     ready              {doc, start}: the figures are built; doc is their serialized Bokeh
+//                        document, start is "snapshot" or "ordinary"
+//     snapshot-unusable  {reason}: the snapshot does not fit this browser; start a new worker
+//                        without it
+//     update             {patch, buffers}: what the figures changed in answer to a change
+//     change-done        {}: the last change has been handled (after every change, even one
+//                        that failed)
+//     failed             {reason}: Python did not start, or a change failed; not live
 importScripts("zstd.js");
 
-// Pyodide's scripts, compiled only when needed: compiling 1.3 MB of JavaScript at once takes
-// a core the page needs while it draws its pre-render.
+// Pyodide's scripts, compiled only when needed: compiling them takes a core the page needs
+// while it draws its pre-render.
 const PYODIDE_SCRIPTS = ["../runtime/pyodide.asm.js", "../runtime/pyodide.js"];
 const loadPyodideScripts = () => importScripts(...PYODIDE_SCRIPTS);
+const indexURL = new URL("../runtime/", self.location).href;
+const STEPS = 3; // of the start, as the banner counts them
+// The longest wait for the page's pre-render, so a page that never says it is drawn still
+// goes live.
+const PRERENDER_WAIT_MS = 3000;
 
-let live = null; // the figures.live module, once the figures are built
+let figuresLive = null; // the Python module figures.live (a Pyodide proxy), once started
+let figuresToRehearse = []; // the page's figure ids after a snapshot start (see rehearse)
+let prerenderIsVisible = () => {}; // resolves the wait for the page's pre-render
 
 const post = (msg) => self.postMessage(msg);
-const status = (step, text) => post({ type: "status", step, of: 3, text });
-const sendPatch = (patch, buffers) => post({ type: "patch", patch, buffers });
-const indexURL = new URL("../runtime/", self.location).href;
+const progress = (step, text) => post({ type: "progress", step, of: STEPS, text });
+const postUpdate = (patch, buffers) => post({ type: "update", patch, buffers });
+const reasonOf = (err) => String(err.message || err);
 
 // Pyodide only warns when its WebAssembly binary cannot be fetched, and then never settles:
 // turn that warning into an error so the page can say why it is not live.
@@ -36,9 +65,9 @@ function wasmFailure() {
 
 async function startOrdinary(config) {
   loadPyodideScripts();
-  status(1, "starting Python (Pyodide)");
+  progress(1, "starting Python (Pyodide)");
   const pyodide = await Promise.race([loadPyodide({ indexURL }), wasmFailure()]);
-  status(2, "loading numpy, Bokeh, Panel and the figures");
+  progress(2, "loading numpy, Bokeh, Panel and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {
     messageCallback: () => {},
@@ -50,9 +79,9 @@ async function startOrdinary(config) {
     const why = "its download failed or did not match its pinned sha256";
     throw new Error(`a package could not be loaded (${why}): ${failures.join("; ")}`);
   }
-  status(3, "building the figures");
-  live = pyodide.pyimport("figures.live");
-  return live.start(pyodide.toPy(config.figures), config.distUrl);
+  progress(3, "building the figures");
+  figuresLive = pyodide.pyimport("figures.live");
+  return figuresLive.start(pyodide.toPy(config.figures), config.distUrl);
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -162,9 +191,10 @@ async function withUnpacked(unpacked, run) {
   }
 }
 
-async function startFromSnapshot(config) {
+// `untilPrerenderVisible` resolves when the page has drawn the figures on the reader's screen.
+async function startFromSnapshot(config, untilPrerenderVisible) {
   const snap = config.snapshot;
-  status(1, "downloading Python and the saved state of this page's figures");
+  progress(1, "downloading Python and the saved state of this page's figures");
   const decoder = zstdDecoder(download(snap.decoder));
   const downloads = [download(snap.files), download(snap.state)];
   const packed = snap.packed.map((p) => ({ ...p, download: download(p.url) }));
@@ -174,14 +204,14 @@ async function startFromSnapshot(config) {
   // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
   // would not keep them), for importScripts below.
   PYODIDE_SCRIPTS.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
-  await config.prerendered;
+  await untilPrerenderVisible;
   loadPyodideScripts();
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
   );
   const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
-  heap.then(() => status(2, "restoring Python, numpy, Panel and the figures"), () => {});
+  heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
   const relinked = beforeRestore(async (M) => {
     writeFiles(M.FS, await files);
     await relink(M, snap);
@@ -195,32 +225,31 @@ async function startFromSnapshot(config) {
       Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
     ]),
   );
-  status(3, "drawing the figures");
-  live = pyodide.pyimport("figures.live");
-  return live.render();
+  progress(3, "drawing the figures");
+  figuresLive = pyodide.pyimport("figures.live");
+  return figuresLive.render();
 }
 
-async function start(config) {
-  let data = null;
+async function start(config, untilPrerenderVisible) {
+  let built = null;
   if (config.snapshot) {
     try {
-      data = await startFromSnapshot(config);
+      built = await startFromSnapshot(config, untilPrerenderVisible);
     } catch (err) {
       // The page starts a fresh worker the ordinary way: this one's Pyodide is unusable.
-      post({ type: "fallback", text: String(err.message || err) });
+      post({ type: "snapshot-unusable", reason: reasonOf(err) });
       return;
     }
   } else {
-    data = await startOrdinary(config);
+    built = await startOrdinary(config);
   }
-  rehearsal = config.snapshot ? config.figures : [];
-  post({ type: "render", data: JSON.parse(data), start: config.snapshot ? "snapshot" : "ordinary" });
+  figuresToRehearse = config.snapshot ? config.figures : [];
+  post({ type: "ready", doc: JSON.parse(built), start: config.snapshot ? "snapshot" : "ordinary" });
 }
 
 // After a restore, once the page shows the live figures, run each figure's Python once more,
-// one figure per task so that a control change can come in between (see live.rehearse).
+// one figure per task so that a control change can come in between (see figures.live.rehearse).
 // Earlier, while the page draws, it would compete with the drawing for the CPU.
-let rehearsal = [];
 function rehearse(figureIds) {
   const [first, ...rest] = figureIds;
   if (first === undefined) return;
@@ -228,7 +257,7 @@ function rehearse(figureIds) {
     // Only a warm-up: the figures are live already, so a failure must not reach the page,
     // whose onerror would take them offline.
     try {
-      live.rehearse(first);
+      figuresLive.rehearse(first);
     } catch (err) {
       console.warn(`figures: rehearsing ${first} failed (${err.message || err})`);
     }
@@ -236,32 +265,25 @@ function rehearse(figureIds) {
   });
 }
 
-// Resolved when the page has drawn its pre-render (or at once if it already had). The wait is
-// capped, so a page that never says so still goes live.
-let prerenderDrawn = () => {};
-const PRERENDER_WAIT_MS = 3000;
-
 self.onmessage = ({ data: msg }) => {
   if (msg.type === "start") {
-    const drawn = new Promise((resolve) => {
-      prerenderDrawn = resolve;
-      setTimeout(resolve, msg.prerendered ? 0 : PRERENDER_WAIT_MS);
+    const untilPrerenderVisible = new Promise((resolve) => {
+      prerenderIsVisible = resolve;
+      setTimeout(resolve, msg.prerenderVisible ? 0 : PRERENDER_WAIT_MS);
     });
-    start({ ...msg, prerendered: drawn }).catch((err) =>
-      post({ type: "error", text: String(err.message || err) }),
-    );
-  } else if (msg.type === "prerendered") {
-    prerenderDrawn();
-  } else if (msg.type === "rendered") {
-    live.link(sendPatch);
-    rehearse(rehearsal);
-  } else if (msg.type === "patch") {
+    start(msg, untilPrerenderVisible).catch((err) => post({ type: "failed", reason: reasonOf(err) }));
+  } else if (msg.type === "prerender-visible") {
+    prerenderIsVisible();
+  } else if (msg.type === "shown") {
+    figuresLive.link(postUpdate);
+    rehearse(figuresToRehearse);
+  } else if (msg.type === "change") {
     try {
-      live.apply(msg.patch);
+      figuresLive.apply(msg.patch);
     } catch (err) {
-      post({ type: "error", text: `a figure update failed: ${err.message || err}` });
+      post({ type: "failed", reason: `a figure update failed: ${err.message || err}` });
     } finally {
-      post({ type: "idle" });
+      post({ type: "change-done" });
     }
   }
 };

@@ -25,10 +25,10 @@ POST1 = "attention-without-weights/"
 SECTION33 = "section-3-3/"
 CHANGES = 1000
 STATUS = "figure[data-figure] .fig-status"
-# The worker's figures.live module is a top-level binding there; through it, Python's own
-# __import__ reads the WebAssembly heap size and the number of objects the collector tracks.
+# The worker's figures.live module is a top-level binding there (figuresLive); through it,
+# Python's own __import__ reads the WebAssembly heap size and the number of objects tracked.
 WORKER_MEMORY = """() => {
-  const imp = live.__dict__.get("__builtins__").get("__import__");
+  const imp = figuresLive.__dict__.get("__builtins__").get("__import__");
   const gc = imp("gc");
   gc.collect();
   return { heap: imp("pyodide_js")._module.HEAPU8.length, objects: gc.get_objects().length };
