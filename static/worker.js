@@ -11,7 +11,7 @@
 //
 //   page -> worker
 //     start              the page config (#page-config: base, figures, packages, distUrl,
-//                        snapshot; snapshot false for the ordinary start) and
+//                        sitePackages, snapshot; snapshot false for the ordinary start) and
 //                        prerenderVisible: start Python and build the figures
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
@@ -102,12 +102,12 @@ async function unpack(decoder, response, size, what) {
   }
 }
 
-// Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout).
-function writeFiles(FS, bundle) {
+// Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout)
+// under Pyodide's site-packages directory (with its trailing slash).
+function writeFiles(FS, bundle, sitePackages) {
   const n = new DataView(bundle.buffer, bundle.byteOffset).getUint32(0, true);
   const index = JSON.parse(new TextDecoder().decode(bundle.subarray(4, 4 + n)));
   const start = 4 + n;
-  const sitePackages = "/lib/python3.12/site-packages/";
   for (const [rel, offset, size] of index) {
     const path = sitePackages + rel;
     FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
@@ -213,7 +213,7 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
   heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
   const relinked = beforeRestore(async (M) => {
-    writeFiles(M.FS, await files);
+    writeFiles(M.FS, await files, config.sitePackages);
     await relink(M, snap);
   });
   // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
