@@ -3,6 +3,20 @@
 // live figures when the worker has built them (adopt.js; or draws the worker's document if
 // the two differ), and then relays control changes and figure updates both ways. The messages
 // between the two are listed at the top of worker.js.
+//
+// The figures are in one phase at a time, and only enter() moves them:
+//
+//   prerendering --> starting --> live
+//        |             |  ^         |
+//        |             v  | Retry   |
+//        +---------> failed <-------+
+//
+//   prerendering  the pre-render is being drawn; Python starts meanwhile (boot.js).
+//   starting      the pre-render is on screen and Python is starting in the worker (a worker
+//                 that cannot use the snapshot is replaced by one that starts without it).
+//   live          the worker's figures are on screen and answer the controls.
+//   failed        no worker: the pre-render shows (drawn again if the figures were live), and
+//                 each status line says why and offers a Retry.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -10,41 +24,107 @@
   const banner = document.getElementById("live-status");
   const figures = [...document.querySelectorAll("figure[data-figure]")];
 
-  let worker = null;
-  let docs = []; // the live Bokeh documents: the pre-render's, one per figure, or the worker's one
-  let views = [];
-  let drawnDocs = new Map(); // figure id -> the document its pre-render was drawn from
-  let prerendered = null; // the promise of the pre-render being drawn
-  let busy = false; // a patch is being applied in the worker
-  let queue = []; // control changes made meanwhile: only the latest per (model, attribute)
-  let patching = 0; // > 0 while applying the worker's own changes, which must not echo back
-  let live = false; // the live document is on screen
-  let drawn = false; // the pre-render is on screen
-  // Controls moved on the pre-render before Python is live: "figure|index|attr" -> the change,
-  // where index is the model's place among its figure root's references (the same in both
-  // documents, which the same Python code built).
-  let early = new Map();
+  // The moves enter() allows: phase -> the phases it may move to.
+  const MOVES = {
+    prerendering: ["starting", "failed"],
+    starting: ["live", "failed"],
+    live: ["failed"],
+    failed: ["starting"],
+  };
+  // What <html data-figures> and each status line's data-status say in a phase (the tests,
+  // the benchmark and site.css read them); there is none while the pre-render is drawn.
+  const SHOWN_AS = { starting: "static", live: "live", failed: "failed" };
+  // Control attributes whose changes on the pre-render are kept for the live figures.
   const REPLAYED = ["value", "active"];
-  let stalled = null; // timer: a patch the worker has not answered
-  // A figure update takes milliseconds; a worker silent this long has died or hung.
+  // A figure update is quick: a worker silent this long has died or hung.
   const STALL_MS = 15_000;
+
+  const notSending = () => ({
+    awaitingReply: false, // a batch of changes is with the worker, not yet answered
+    queued: [], // changes made meanwhile: only the latest per (model, attribute)
+    stallTimer: null, // fails the figures if the worker never answers
+  });
+
+  const state = {
+    phase: "prerendering",
+    worker: null, // the Python worker, while one runs
+    prerender: {
+      drawing: null, // the promise of the pre-render being drawn (again, after live failed)
+      visible: false, // the figures on the reader's screen are drawn: a worker need not wait
+      docs: new Map(), // figure id -> the Bokeh document its pre-render was drawn from
+    },
+    views: [], // Bokeh's view managers of the documents on screen
+    liveDocs: [], // the live Bokeh documents: the pre-render's, one per figure, or the worker's one
+    // Controls moved on the pre-render before Python is live: "figure|index|attr" -> the change,
+    // where index is the model's place among its figure root's references (the same in both
+    // documents, which the same Python code built).
+    earlyChanges: new Map(),
+    sending: notSending(), // the reader's changes on their way to the worker
+    applyingWorkerValues: 0, // > 0 while applying values the worker has, which must not echo back
+  };
+
   const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
   // The Bokeh document that embed() drew.
-  const documentOf = (rendered) => [...rendered[0].roots][0].model.document;
+  const documentOf = (views) => [...views[0].roots][0].model.document;
 
   const setBanner = (text) => {
     banner.hidden = !text;
     banner.textContent = text;
   };
 
-  const setFigureStatus = (state, text) => {
-    html.dataset.figures = state;
+  const setStatusLines = (status, text) => {
     for (const fig of figures) {
       const el = fig.querySelector(".fig-status");
-      el.dataset.status = state;
+      el.dataset.status = status;
       el.textContent = text;
     }
   };
+
+  // Move the figures to `phase` and show it: <html data-figures>, every figure's status line
+  // and the loading banner. `reason` says why, for "failed".
+  function enter(phase, reason = "") {
+    const from = state.phase;
+    if (!MOVES[from].includes(phase)) throw new Error(`the figures cannot go from ${from} to ${phase}`);
+    state.phase = phase;
+    html.dataset.figures = SHOWN_AS[phase];
+    // The first start keeps the template's status lines and the worker's progress banner.
+    if (phase === "starting" && from === "failed") {
+      setStatusLines(SHOWN_AS[phase], "Retrying: the controls come alive when Python has loaded.");
+    } else if (phase === "live") {
+      setBanner("");
+      setStatusLines(SHOWN_AS[phase], "Live: this figure is computed by numpy in your browser.");
+    } else if (phase === "failed") {
+      setBanner("");
+      setStatusLines(
+        SHOWN_AS[phase],
+        `Not live: ${reason}. The figure shows its pre-rendered default numbers, which are correct.`,
+      );
+      for (const fig of figures) fig.querySelector(".fig-status").append(" ", retryButton());
+    }
+  }
+
+  // Apply values the worker has already, without sending them back to it.
+  function withoutEcho(apply) {
+    state.applyingWorkerValues += 1;
+    try {
+      apply();
+    } finally {
+      state.applyingWorkerValues -= 1;
+    }
+  }
+
+  // `run` at the next frame, however often it is asked for before then.
+  function oncePerFrame(run) {
+    let queued = false;
+    return () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        run();
+      });
+    };
+  }
 
   // The visible name of a Bokeh widget whose shadow root is `root`: its slider title without
   // the value, or its <label>.
@@ -76,17 +156,6 @@
     visit(slot);
   }
 
-  // A patch from the worker may re-create widgets: label them again once per frame.
-  let relabelQueued = false;
-  function relabelSoon() {
-    if (relabelQueued) return;
-    relabelQueued = true;
-    requestAnimationFrame(() => {
-      relabelQueued = false;
-      for (const fig of figures) labelControls(fig.querySelector(".fig-slot"));
-    });
-  }
-
   // Render a serialized document into fresh holders inside the figure slots.
   async function embed(data) {
     const item = { ...data.render_items[0], roots: {} };
@@ -97,34 +166,54 @@
       slot.replaceChildren(holder);
       item.roots[rootId] = holder.id;
     }
-    const rendered = await Bokeh.embed.embed_items(data.docs_json, [item]);
+    const views = await Bokeh.embed.embed_items(data.docs_json, [item]);
     for (const figureId of Object.keys(data.roots)) {
       labelControls(document.getElementById(`fig-${figureId}`));
     }
-    return rendered;
+    return views;
   }
+
+  // An update from the worker may re-create widgets: label them again.
+  const relabelSoon = oncePerFrame(() => {
+    for (const fig of figures) labelControls(fig.querySelector(".fig-slot"));
+  });
 
   function removeViews() {
-    for (const manager of views) for (const view of manager.roots) view.remove();
-    views = [];
-    drawnDocs = new Map();
+    for (const manager of state.views) for (const view of manager.roots) view.remove();
+    state.views = [];
+    state.prerender.docs = new Map();
   }
 
-  // One patch for the worker, which holds every figure in one document, from events that may
-  // come from several of the page's documents.
-  function send(events) {
-    busy = true;
-    clearTimeout(stalled);
-    stalled = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
+  // One batch of changes for the worker, which holds every figure in one document, from
+  // events that may come from several of the page's documents.
+  function sendChanges(events) {
+    const sending = state.sending;
+    sending.awaitingReply = true;
+    clearTimeout(sending.stallTimer);
+    sending.stallTimer = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
     const patch = { events: [] };
     for (const doc of new Set(events.map((e) => e.document))) {
       patch.events.push(...doc.create_json_patch(events.filter((e) => e.document === doc)).events);
     }
-    worker.postMessage({ type: "change", patch });
+    state.worker.postMessage({ type: "change", patch });
   }
 
-  // Apply a patch from the worker to the page's documents that hold the models it names.
-  function receive(patch, buffers) {
+  // The worker has finished the last batch: send what the reader changed meanwhile.
+  function onChangeDone() {
+    const sending = state.sending;
+    clearTimeout(sending.stallTimer);
+    if (sending.queued.length) {
+      const events = sending.queued;
+      sending.queued = [];
+      sendChanges(events);
+    } else {
+      sending.awaitingReply = false;
+    }
+  }
+
+  // Apply the worker's update to the page's documents that hold the models it names.
+  function applyUpdate(patch, buffers) {
+    const docs = state.liveDocs;
     const parts = new Map(docs.map((doc) => [doc, []]));
     for (const event of patch.events) {
       const id = event.model?.id;
@@ -135,13 +224,15 @@
     for (const [doc, events] of parts) if (events.length) doc.apply_json_patch({ events }, buffers);
   }
 
+  // A change to a live document: the reader's, unless the worker's own values are being applied.
   function onDocumentChange(event) {
-    if (patching > 0 || event.setter_id === "py" || !worker || !docs.length) return;
-    if (!busy) return send([event]);
+    if (state.applyingWorkerValues > 0 || event.setter_id === "py" || state.phase !== "live") return;
+    const sending = state.sending;
+    if (!sending.awaitingReply) return sendChanges([event]);
     if (event.model && event.attr) {
-      queue = queue.filter((e) => !(e.model === event.model && e.attr === event.attr));
+      sending.queued = sending.queued.filter((e) => !(e.model === event.model && e.attr === event.attr));
     }
-    queue.push(event);
+    sending.queued.push(event);
   }
 
   const figureModels = (doc, roots, figureId) => [
@@ -151,11 +242,12 @@
   // Remember what the reader does to a pre-rendered figure's controls while Python loads.
   function recordEarlyChanges(figureId, doc, roots) {
     doc.on_change((event) => {
-      if (live || patching > 0 || !event.model || !REPLAYED.includes(event.attr)) return;
+      if (state.phase === "live" || state.applyingWorkerValues > 0) return;
+      if (!event.model || !REPLAYED.includes(event.attr)) return;
       const index = figureModels(doc, roots, figureId).indexOf(event.model);
       if (index < 0) return;
       const key = `${figureId}|${index}|${event.attr}`;
-      early.set(key, { type: event.model.type, value: event.model[event.attr], event });
+      state.earlyChanges.set(key, { type: event.model.type, value: event.model[event.attr], event });
     }, false);
   }
 
@@ -172,107 +264,102 @@
     const ids = Object.keys(data).sort((a, b) => distance(place(a)) - distance(place(b)));
     let waiting = Math.max(1, ids.filter((id) => onScreen(place(id))).length);
     for (const id of ids) {
-      const rendered = await embed(data[id]);
-      views.push(...rendered);
-      drawnDocs.set(id, documentOf(rendered));
-      recordEarlyChanges(id, drawnDocs.get(id), data[id].roots);
+      const views = await embed(data[id]);
+      const doc = documentOf(views);
+      state.views.push(...views);
+      state.prerender.docs.set(id, doc);
+      recordEarlyChanges(id, doc, data[id].roots);
       if (--waiting === 0) onVisible();
       await nextFrame();
     }
   }
 
-  // ...and apply it to the live figures, which sends it to Python like any other change.
+  // ...and apply them to the live figures drawn anew, which sends them to Python like any
+  // other change.
   function replayEarlyChanges(roots) {
-    for (const [key, { type, value }] of early) {
+    for (const [key, { type, value }] of state.earlyChanges) {
       const [figureId, index, attr] = key.split("|");
-      const model = figureModels(docs[0], roots, figureId)[Number(index)];
+      const model = figureModels(state.liveDocs[0], roots, figureId)[Number(index)];
       if (model && model.type === type) model[attr] = value;
     }
   }
 
   // Make the pre-render's documents the live ones (see adopt.js): give their models the
   // worker's ids and values. Returns why not if the worker's document is not the pre-render's.
-  function adoptPrerender(data) {
-    const pre = prerenderData();
-    const live = figuresAdopt.definitions(Object.values(data.docs_json)[0]);
+  function adoptPrerender(built) {
+    const prerender = prerenderData();
+    const drawn = state.prerender.docs;
+    const liveModels = figuresAdopt.definitions(Object.values(built.docs_json)[0]);
     const plans = new Map();
-    for (const [figureId, liveRoot] of Object.entries(data.roots)) {
-      const doc = drawnDocs.get(figureId);
-      if (!doc || !pre[figureId]) return `${figureId} has no pre-render`;
+    for (const [figureId, liveRoot] of Object.entries(built.roots)) {
+      const doc = drawn.get(figureId);
+      if (!doc || !prerender[figureId]) return `${figureId} has no pre-render`;
       if (typeof doc._recompute_all_models !== "function") return "BokehJS cannot re-key a document";
-      const json = Object.values(pre[figureId].docs_json)[0];
-      const plan = figuresAdopt.match(json, pre[figureId].roots[figureId], live, liveRoot);
+      const json = Object.values(prerender[figureId].docs_json)[0];
+      const plan = figuresAdopt.match(json, prerender[figureId].roots[figureId], liveModels, liveRoot);
       if (!plan) return `${figureId} was built differently`;
       if ([...plan.ids.keys()].some((id) => !doc.get_model_by_id(id))) return `${figureId} changed`;
       plans.set(doc, plan);
     }
-    if (plans.size !== drawnDocs.size) return "the page has other figures";
+    if (plans.size !== drawn.size) return "the page has other figures";
     for (const [doc, { ids }] of plans) {
-      for (const [pre, live] of ids) doc.get_model_by_id(pre).id = live;
+      for (const [prerenderId, liveId] of ids) doc.get_model_by_id(prerenderId).id = liveId;
       doc._recompute_all_models(); // its map of models by id
     }
     // What the reader changed meanwhile stays as they left it (and goes to Python next).
-    const moved = new Set([...early.values()].map(({ event }) => `${event.model.id}|${event.attr}`));
-    patching += 1; // the worker has these values already
-    try {
+    const moved = new Set(
+      [...state.earlyChanges.values()].map(({ event }) => `${event.model.id}|${event.attr}`),
+    );
+    withoutEcho(() => {
       for (const [doc, { changes }] of plans) {
         const events = changes
           .filter(({ id, attr }) => !moved.has(`${id}|${attr}`))
           .map(({ id, attr, value }) => ({ kind: "ModelChanged", model: { id }, attr, new: value }));
         if (events.length) doc.apply_json_patch({ events });
       }
-    } finally {
-      patching -= 1;
-    }
-    docs = [...plans.keys()];
+    });
+    state.liveDocs = [...plans.keys()];
     return "";
   }
 
-  async function goLive(data) {
-    await prerendered; // never let a late pre-render cover the live figures
-    const why = adoptPrerender(data);
+  // The worker has built the figures (`built`, its serialized document): put them on screen.
+  async function goLive(built) {
+    await state.prerender.drawing; // never let a late pre-render cover the live figures
+    const why = adoptPrerender(built);
     if (why) {
       console.info(`figures: drawing the live document anew (${why})`);
       removeViews();
-      views = await embed(data);
-      docs = [documentOf(views)];
+      state.views = await embed(built);
+      state.liveDocs = [documentOf(state.views)];
     }
     html.dataset.liveDocument = why ? "drawn" : "adopted";
-    for (const doc of docs) doc.on_change(onDocumentChange, false);
-    live = true;
-    worker.postMessage({ type: "shown" });
-    if (why) replayEarlyChanges(data.roots);
-    else if (early.size) send([...early.values()].map(({ event }) => event));
-    early = new Map();
-    setBanner("");
-    setFigureStatus("live", "Live: this figure is computed by numpy in your browser.");
+    enter("live");
+    for (const doc of state.liveDocs) doc.on_change(onDocumentChange, false);
+    state.worker.postMessage({ type: "shown" });
+    if (why) replayEarlyChanges(built.roots);
+    else if (state.earlyChanges.size) sendChanges([...state.earlyChanges.values()].map((c) => c.event));
+    state.earlyChanges = new Map();
     performance.mark("figures-live");
   }
 
   // Forget the worker and everything in flight with it.
-  function stop() {
-    if (worker) worker.terminate();
-    worker = null;
-    docs = [];
-    busy = false;
-    queue = [];
-    clearTimeout(stalled);
+  function stopWorker() {
+    state.worker?.terminate();
+    state.worker = null;
+    state.liveDocs = [];
+    clearTimeout(state.sending.stallTimer);
+    state.sending = notSending();
   }
 
   function fail(reason) {
-    if (html.dataset.figures === "failed" && !worker) return; // already said why
-    stop();
-    setBanner("");
-    setFigureStatus(
-      "failed",
-      `Not live: ${reason}. The figure shows its pre-rendered default numbers, which are correct.`,
-    );
-    for (const fig of figures) fig.querySelector(".fig-status").append(" ", retryButton());
+    if (state.phase === "failed") return; // the first reason stands
+    const wasLive = state.phase === "live";
+    stopWorker();
+    enter("failed", reason);
     // Controls that no longer reach Python must not pretend to work: back to the pre-render.
-    if (live) {
-      live = false;
+    if (wasLive) {
       removeViews();
-      prerendered = drawPrerender().catch(console.error);
+      state.prerender.drawing = drawPrerender().catch(console.error);
     }
   }
 
@@ -286,66 +373,64 @@
   }
 
   function retry() {
-    stop();
-    setFigureStatus("static", "Retrying: the controls come alive when Python has loaded.");
-    start();
+    enter("starting");
+    startWorker();
   }
 
-  async function onMessage({ data: msg }) {
-    if (msg.type === "progress") {
-      performance.mark(`loading-step-${msg.step}`);
-      setBanner(`Loading the live figures, step ${msg.step} of ${msg.of}: ${msg.text}…`);
-    } else if (msg.type === "ready") {
-      performance.mark("figures-built");
-      html.dataset.start = msg.start;
-      await goLive(msg.doc);
-    } else if (msg.type === "snapshot-unusable") {
-      // The build-time snapshot could not be used in this browser: start Python the long way.
-      console.warn(`figures: starting without the snapshot (${msg.reason})`);
-      stop();
-      start({ snapshot: false });
-    } else if (msg.type === "update") {
-      patching += 1;
-      try {
-        receive(msg.patch, msg.buffers);
-      } finally {
-        patching -= 1;
-      }
-      relabelSoon();
-    } else if (msg.type === "change-done") {
-      clearTimeout(stalled);
-      if (queue.length) {
-        const events = queue;
-        queue = [];
-        send(events);
-      } else {
-        busy = false;
-      }
-    } else if (msg.type === "failed") {
-      fail(msg.reason);
+  async function onWorkerMessage({ data: message }) {
+    switch (message.type) {
+      case "progress":
+        performance.mark(`loading-step-${message.step}`);
+        setBanner(`Loading the live figures, step ${message.step} of ${message.of}: ${message.text}…`);
+        break;
+      case "ready":
+        performance.mark("figures-built");
+        html.dataset.start = message.start;
+        await goLive(message.doc);
+        break;
+      case "snapshot-unusable":
+        // The build-time snapshot could not be used in this browser: start Python the long way.
+        console.warn(`figures: starting without the snapshot (${message.reason})`);
+        stopWorker();
+        startWorker({ snapshot: false });
+        break;
+      case "update":
+        withoutEcho(() => applyUpdate(message.patch, message.buffers));
+        relabelSoon();
+        break;
+      case "change-done":
+        onChangeDone();
+        break;
+      case "failed":
+        fail(message.reason);
+        break;
     }
   }
 
-  function listen(w) {
-    w.onmessage = (event) => onMessage(event).catch((err) => fail(String(err)));
-    w.onerror = (event) => {
+  function listen(worker) {
+    worker.onmessage = (event) => onWorkerMessage(event).catch((err) => fail(String(err)));
+    worker.onerror = (event) => {
       event.preventDefault();
       fail(`the Python worker could not run (${event.message || "script failed to load"})`);
     };
   }
 
-  function start({ snapshot = true } = {}) {
-    worker = new Worker(`${config.base}static/worker.js`);
-    listen(worker);
-    const message = { type: "start", ...config, snapshot: snapshot && config.snapshot };
-    worker.postMessage({ ...message, prerenderVisible: drawn }); // drawn: the worker need not wait
+  function startWorker({ snapshot = true } = {}) {
+    state.worker = new Worker(`${config.base}static/worker.js`);
+    listen(state.worker);
+    state.worker.postMessage({
+      type: "start",
+      ...config,
+      snapshot: snapshot && config.snapshot,
+      prerenderVisible: state.prerender.visible,
+    });
   }
 
   // Take over the worker boot.js started, handling what it has said so far in order.
-  function adopt(boot) {
-    worker = boot.worker;
+  function takeOverBootWorker({ worker, events }) {
+    state.worker = worker;
     listen(worker);
-    for (const event of boot.events) {
+    for (const event of events) {
       if (event.type === "error") worker.onerror(event);
       else worker.onmessage(event);
     }
@@ -355,16 +440,20 @@
     // Python is already starting (boot.js) on the other core while this thread draws the
     // pre-render, which is then on screen long before Python can take it over.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
-    prerendered = drawPrerender(() => {
+    const onVisible = () => {
       performance.mark("prerender-visible");
-      drawn = true;
-      worker?.postMessage({ type: "prerender-visible" });
+      state.prerender.visible = true;
+      state.worker?.postMessage({ type: "prerender-visible" });
+    };
+    // Chained to the drawing itself, so that a worker that is ready early still goes live
+    // after this move, whoever awaits the drawing first.
+    state.prerender.drawing = drawPrerender(onVisible).then(() => {
+      performance.mark("prerender-complete");
+      if (canRun && state.phase === "prerendering") enter("starting");
     });
-    if (canRun) (window.figuresBoot ? adopt(window.figuresBoot) : start());
-    await prerendered;
-    performance.mark("prerender-complete");
-    if (!canRun) return fail("this browser cannot run Python (no Web Workers or WebAssembly)");
-    if (html.dataset.figures !== "failed") html.dataset.figures = "static";
+    if (canRun) (window.figuresBoot ? takeOverBootWorker(window.figuresBoot) : startWorker());
+    await state.prerender.drawing;
+    if (!canRun) fail("this browser cannot run Python (no Web Workers or WebAssembly)");
   }
 
   main().catch((err) => fail(String(err)));
