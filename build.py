@@ -77,7 +77,11 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
         source = snippets.source_view(Path(mod.__file__))
         return Markup(
             env.get_template("_figure.html").render(
-                fig=mod, number=len(figure_ids), slot=slot_id(figure_id), source=source
+                fig=mod,
+                figure_id=figure_id,
+                number=len(figure_ids),
+                slot=slot_id(figure_id),
+                source=source,
             )
         )
 

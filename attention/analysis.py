@@ -18,6 +18,8 @@ from attention._checks import (
 from attention.basics import context
 
 _ROW_SUM_TOLERANCE = 1e-9
+# Post 1's example, where the magnitude figure starts: the shortest embedding made 3x longer.
+SCALE_EXAMPLE = 3.0
 
 
 def _check_weights(weights) -> np.ndarray:

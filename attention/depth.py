@@ -13,6 +13,9 @@ import numpy as np
 
 from attention._checks import check_positive_int
 
+# Post 1's worked example, where the depth figure starts: five layers over a hundred tokens.
+EXAMPLE_T, EXAMPLE_LAYERS = 100, 5
+
 
 def recurrent_depth(layers: int, T: int) -> int:
     """Layers a gradient crosses from the last step back to the first when unrolled in time."""

@@ -19,6 +19,9 @@ from attention._checks import check_array, check_positive_int, check_probability
 
 BOOK_RATE = 0.5  # the book's demonstration rate
 GPT_RATES = (0.1, 0.2)  # what real GPT training runs use
+# Post 2's experiment: the seed and number of passes its figure starts with and its prose quotes.
+RUN_SEED = 0
+RUN_DRAWS = 10_000
 
 
 def survivor_scale(p: float) -> float:
@@ -133,3 +136,47 @@ def expected_factor(p: float, scale: bool = True) -> float:
     if p == 1.0:
         return 0.0
     return 1.0 if scale else 1.0 - p
+
+
+# --- The experiment: one pass and a run of many, each from its own random stream ------------
+
+
+def generator(seed: int, stream: int) -> np.random.Generator:
+    """The experiment's random numbers: stream 0 for the single pass, 1 for the run.
+
+    SFC64 rather than numpy's default PCG64: PCG64 multiplies 128-bit numbers, which
+    WebAssembly has no instruction for, so in the browser it is far slower to draw a run.
+    """
+    return np.random.Generator(np.random.SFC64([seed, stream]))
+
+
+def one_pass(weights: np.ndarray, p: float, seed: int, scale: bool = True) -> np.ndarray:
+    """The single pass shown for ``seed``. (T, T) -> (T, T)"""
+    return dropout(weights, p, generator(seed, 0), scale)
+
+
+# The current run's keep masks: (seed, p, shape) -> its generator and the masks drawn so far.
+_run_keep: dict[tuple, tuple[np.random.Generator, np.ndarray]] = {}
+
+
+def run_keep(seed: int, p: float, n_draws: int, shape: tuple[int, int]) -> np.ndarray:
+    """What the first ``n_draws`` passes of ``seed``'s run keep at rate p. -> (n, *shape) bool
+
+    The masks are kept, and extended when a longer run is asked for, so that changing the
+    run length draws nothing new. A stream's numbers do not depend on how many are drawn at
+    a time, so these are exactly the masks of one draw of n_draws passes. Only the current
+    seed and rate's are kept, so memory stays one run's worth.
+    """
+    key = (seed, p, shape)
+    rng, keep = _run_keep.get(key) or (generator(seed, 1), np.empty((0, *shape), dtype=bool))
+    if len(keep) < n_draws:
+        more = keep_where(rng.random((n_draws - len(keep), *shape)), p)
+        keep = np.concatenate([keep, more]) if len(keep) else more
+    _run_keep.clear()
+    _run_keep[key] = (rng, keep)
+    return keep[:n_draws]
+
+
+def run(weights: np.ndarray, p: float, n_draws: int, seed: int, scale: bool = True) -> DropoutStats:
+    """The run of ``n_draws`` passes shown for ``seed``. -> DropoutStats"""
+    return pass_stats(weights, p, run_keep(seed, p, n_draws, weights.shape), scale)

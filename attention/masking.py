@@ -200,3 +200,8 @@ def book_scores() -> tuple[np.ndarray, int]:
     """
     W_query, W_key, _ = weights_section_3_5()
     return mode_scores(book_inputs(), "separate", W_query, W_key), W_key.shape[1]
+
+
+def book_causal_weights() -> np.ndarray:
+    """Section 3.5's causal attention weights on the book's six tokens. -> (6, 6)"""
+    return masked_before_softmax(*book_scores())

@@ -20,6 +20,7 @@ of draws keeps a live Jacobian.
 """
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -30,6 +31,9 @@ from attention.basics import softmax
 N_KEYS = 6
 N_DRAWS = 400
 LIVE_THRESHOLD = 1e-3
+# Post 2's sweep: the key widths its figure and prose report, and the seed both use.
+SWEEP_D_KS: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024, 2048, 4096, 8192)
+SWEEP_SEED = 0
 
 
 def sample_scores(
@@ -172,3 +176,12 @@ def dk_sweep(
                 peaks=peaks[k],
             )
     return runs
+
+
+@lru_cache(maxsize=8)
+def post_sweep(seed: int = SWEEP_SEED) -> dict[tuple[int, bool], DkStats]:
+    """``dk_sweep`` over SWEEP_D_KS for one seed, kept: a figure asks again on every redraw.
+
+    -> {(d_k, scaled): DkStats}; the result is shared between callers, so do not modify it.
+    """
+    return dk_sweep(SWEEP_D_KS, seed=seed)

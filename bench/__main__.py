@@ -26,6 +26,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 
 import runtime
+from attention.scaling import SWEEP_D_KS
 from bench import report
 from bench.baseline import BASE as BASELINE_BASE
 from bench.baseline import FIGURE as BASELINE_FIGURE
@@ -95,7 +96,7 @@ def scenarios(figure_ids: list[str]) -> list[dict]:
     from figures import divisor, dropout
 
     out = []
-    if "divisor" in figure_ids and 4096 in divisor.D_KS:
+    if "divisor" in figure_ids and 4096 in SWEEP_D_KS:
         at = {"kind": "slider", "value": "4096"}  # the slider's values are its labels
         default = str(divisor.DEFAULT_D_K)
         out += [

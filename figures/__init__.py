@@ -1,8 +1,9 @@
 """Live figures: one module per figure, each built from Panel widgets and Bokeh plots.
 
-Every module exposes ``ID``, ``TITLE``, ``CAPTION`` (what to try) and ``view()``, which
-returns the figure's Panel layout. The same code pre-renders the figure at build time in
-CPython and runs it live in the reader's browser under Pyodide.
+Every module exposes ``TITLE``, ``CAPTION`` (what to try) and ``view()``, which returns the
+figure's Panel layout; its id is the key it is registered under below, and nowhere else. The
+same code pre-renders the figure at build time in CPython and runs it live in the reader's
+browser under Pyodide.
 """
 
 import importlib
@@ -36,3 +37,11 @@ def module(figure_id: str) -> ModuleType:
         return importlib.import_module(REGISTRY[figure_id])
     except KeyError:
         raise ValueError(f"unknown figure {figure_id!r}; known: {sorted(REGISTRY)}") from None
+
+
+def figure_id(mod: ModuleType) -> str:
+    """The id figure module ``mod`` is registered under."""
+    for figure_id, name in REGISTRY.items():
+        if name == mod.__name__:
+            return figure_id
+    raise ValueError(f"{mod.__name__} is not a registered figure; add it to figures.REGISTRY")

@@ -22,9 +22,8 @@ from attention.cost import (
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
 from figures.widgets import ChoiceSlider, buttons
-from formatting import integer, num, sci
+from formatting import bytes_text, hours_text, integer, num, ratio_text, seconds_text
 
-ID = "cost"
 TITLE = "What T squared costs"
 CAPTION = (
     "Drag the context length from one token to a million. One head of one layer: at "
@@ -40,38 +39,11 @@ BYTES_PER_SCORE = {
     "4 bytes/score (32-bit)": 4,
 }
 CARD_SIZES = {"24 GiB": 24, "40 GiB": 40, "80 GiB (H100)": CARD_GIB}
-UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
 
 
 def length_label(n: int) -> str:
     """A slider stop: '1,024', and GPT-4.1's window named."""
     return f"{integer(n)} (GPT-4.1)" if n == GPT41_CONTEXT else integer(n)
-
-
-def bytes_text(n_bytes: int) -> str:
-    """Bytes in binary units: '2 MiB' when exact, '2.00 TiB' otherwise, '512 bytes' below 1 KiB."""
-    k = min(max(0, (int(n_bytes).bit_length() - 1) // 10), len(UNITS) - 1)
-    whole, rest = divmod(int(n_bytes), 1024**k)
-    if rest == 0:
-        return f"{integer(whole)} {UNITS[k]}"
-    return f"{num(n_bytes / 1024**k, 2)} {UNITS[k]}"
-
-
-def seconds_text(seconds: float) -> str:
-    """Whole seconds with separators from 100 s up; small times in scientific notation."""
-    if seconds >= 100:
-        return integer(round(seconds))
-    return num(seconds, 2) if seconds >= 0.01 else sci(seconds, 1)
-
-
-def hours_text(hours: float) -> str:
-    """Hours to two decimals (29.07); tiny ones in scientific notation."""
-    return num(hours, 2) if hours >= 0.01 else sci(hours, 1)
-
-
-def ratio_text(ratio: float) -> str:
-    """Cards' worth of memory: 25.55; a sliver of one card in scientific notation."""
-    return num(ratio, 2) if ratio >= 0.01 else sci(ratio, 1)
 
 
 def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_label: str):

@@ -8,20 +8,26 @@ import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
 
-from attention.depth import attention_depth, decay, log10_decay, recurrent_depth, sigmoid_slope
+from attention.depth import (
+    EXAMPLE_LAYERS,
+    EXAMPLE_T,
+    attention_depth,
+    decay,
+    log10_decay,
+    recurrent_depth,
+    sigmoid_slope,
+)
 from attention.fixtures import GPT2_CONTEXT
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot, refill
 from formatting import integer, num, power_of_ten
 
-ID = "depth"
 TITLE = "How far back the gradient walks"
 MAX_T = GPT2_CONTEXT  # up to the context length of the smallest GPT-2
 MAX_LAYERS = 48
-START_T, START_LAYERS = 100, 5  # the post's example: five layers over a hundred tokens
 CAPTION = (
     "Set the sequence length, the number of layers and a per-step factor. It starts at "
-    f"T = {START_T} with {START_LAYERS} layers; drag T up and the recurrent path grows with "
+    f"T = {EXAMPLE_T} with {EXAMPLE_LAYERS} layers; drag T up and the recurrent path grows with "
     "it while the attention path stays put, and the factor to the power T falls off the "
     "bottom of float64."
 )
@@ -79,8 +85,8 @@ def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
 
 def view() -> pn.viewable.Viewable:
     """The figure: three sliders, the two depths against T, and factor^T on a log axis."""
-    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=START_T)
-    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=START_LAYERS)
+    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=EXAMPLE_T)
+    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=EXAMPLE_LAYERS)
     factor = pn.widgets.FloatSlider(
         name="Factor per step", start=0.01, end=1.0, step=0.01, value=sigmoid_slope(0.0)
     )

@@ -7,20 +7,17 @@ Jacobian's largest entry, and one draw's softmax row. The runs for one seed are 
 and kept, so moving the slider only re-reads them; Resample draws a new seed.
 """
 
-from functools import lru_cache
-
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, FactorRange, Range1d
 from bokeh.transform import dodge
 
-from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, DkStats, dk_sweep
+from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, SWEEP_D_KS, SWEEP_SEED, post_sweep
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import note, plot, refill
 from figures.widgets import ChoiceSlider, button, buttons
-from formatting import integer, num, percent, sci
+from formatting import integer, peak_text, percent, sci, std_text
 
-ID = "divisor"
 TITLE = "Divide by √d_k, or watch the gradient die"
 CAPTION = (
     "Drag the key width d_k out past a thousand with the divisor set to 1: the dot products "
@@ -28,32 +25,10 @@ CAPTION = (
     "a cliff while its mean (dashed) does not. Set the divisor back to √d_k and the bars "
     "flatten. Resample draws new vectors."
 )
-D_KS: tuple[int, ...] = (2, 4, 8, 16, 32, 64, 128, 256, 512, 768, 1024, 2048, 4096, 8192)
 DEFAULT_D_K = 64
-DEFAULT_SEED = 0
 DIVISORS = {"√d_k": True, "1 (no divisor)": False}
 FLOOR = 1e-24  # bottom of the log axis: below every median the slider can reach
 SCALED_COLOR, RAW_COLOR = "#0072b2", "#d55e00"
-
-
-@lru_cache(maxsize=8)
-def runs(seed: int) -> dict[tuple[int, bool], DkStats]:
-    """Every (d_k, scaled) run of the experiment for one seed. -> {(d_k, scaled): DkStats}"""
-    return dk_sweep(D_KS, seed=seed)
-
-
-def std_text(x: float) -> str:
-    """A standard deviation to about four figures: 7.921, 63.9."""
-    return num(x, 3) if x < 10 else num(x, 1)
-
-
-def peak_text(x: float) -> str:
-    """A Jacobian entry as the post prints them: 0.220, 0.022, 0.0063, 3.1e-6, 4.8e-14."""
-    if x >= 0.01:
-        return num(x, 3)
-    if x >= 0.001:
-        return num(x, 4)
-    return sci(x, 1)
 
 
 def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnDataSource):
@@ -70,8 +45,8 @@ def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnD
         legend_label="std of q·k / √d_k",
     )
     p.scatter(x="d_k", y="raw", source=here, size=14, fill_alpha=0, line_color=ACCENT, line_width=2)
-    p.x_range = Range1d(1.4, D_KS[-1] * 1.4)
-    p.y_range = Range1d(0.5, np.sqrt(D_KS[-1]) * 2)
+    p.x_range = Range1d(1.4, SWEEP_D_KS[-1] * 1.4)
+    p.y_range = Range1d(0.5, np.sqrt(SWEEP_D_KS[-1]) * 2)
     p.xaxis.axis_label = "d_k"
     p.yaxis.axis_label = "standard deviation"
     _legend_above(p)
@@ -88,7 +63,7 @@ def _legend_above(p) -> None:
 
 
 def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
-    labels = [str(d) for d in D_KS]
+    labels = [str(d) for d in SWEEP_D_KS]
     p = plot(
         "Jacobian peak: median bars, mean dashed",
         height=260,
@@ -139,12 +114,12 @@ def _row_plot(row: ColumnDataSource):
 
 def view() -> pn.viewable.Viewable:
     """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
-    d_k = ChoiceSlider(name="Key width d_k", options=list(D_KS), value=DEFAULT_D_K)
+    d_k = ChoiceSlider(name="Key width d_k", options=list(SWEEP_D_KS), value=DEFAULT_D_K)
     divisor = buttons("Divide the scores by", DIVISORS, False)
     resample = button("Resample")
-    seed = {"value": DEFAULT_SEED}
+    seed = {"value": SWEEP_SEED}
     points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
-    line = ColumnDataSource({"d_k": list(D_KS), "sqrt": np.sqrt(D_KS).tolist()})
+    line = ColumnDataSource({"d_k": list(SWEEP_D_KS), "sqrt": np.sqrt(SWEEP_D_KS).tolist()})
     here = ColumnDataSource({"d_k": [], "raw": []})
     bars = ColumnDataSource(
         {"label": [], "raw": [], "scaled": [], "raw_mean": [], "scaled_mean": []}
@@ -163,37 +138,37 @@ def view() -> pn.viewable.Viewable:
     )
 
     def draw() -> None:
-        table = runs(seed["value"])
+        table = post_sweep(seed["value"])
         try:
             stats = table[(int(d_k.value), bool(divisor.value))]
         except KeyError as err:  # a setting outside the sweep is shown like any refusal
             raise ValueError(str(err)) from None
-        raw = [table[(d, False)] for d in D_KS]
-        scaled = [table[(d, True)] for d in D_KS]
-        chosen = D_KS.index(stats.d_k)
+        raw = [table[(d, False)] for d in SWEEP_D_KS]
+        scaled = [table[(d, True)] for d in SWEEP_D_KS]
+        chosen = SWEEP_D_KS.index(stats.d_k)
         refill(
             points,
             {
-                "d_k": list(D_KS),
+                "d_k": list(SWEEP_D_KS),
                 "raw": [s.dot_std for s in raw],
                 "scaled": [s.input_std for s in scaled],
             },
         )
         refill(here, {"d_k": [stats.d_k], "raw": [stats.dot_std]})
         refill(cursor, {"label": [str(stats.d_k)], "y": [4.0]})
-        edge = ["#ffffff"] * len(D_KS)
+        edge = ["#ffffff"] * len(SWEEP_D_KS)
         edge[chosen] = ACCENT
-        on, off = [1.0] * len(D_KS), [0.35] * len(D_KS)
+        on, off = [1.0] * len(SWEEP_D_KS), [0.35] * len(SWEEP_D_KS)
         refill(
             bars,
             {
-                "label": [str(d) for d in D_KS],
+                "label": [str(d) for d in SWEEP_D_KS],
                 "raw": [max(s.median_peak, FLOOR) for s in raw],
                 "scaled": [max(s.median_peak, FLOOR) for s in scaled],
                 "raw_mean": [s.mean_peak for s in raw],
                 "scaled_mean": [s.mean_peak for s in scaled],
-                "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(D_KS),
-                "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(D_KS),
+                "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(SWEEP_D_KS),
+                "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(SWEEP_D_KS),
                 "raw_alpha": off if stats.scaled else on,
                 "scaled_alpha": on if stats.scaled else off,
             },

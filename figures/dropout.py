@@ -13,23 +13,22 @@ from bokeh.models import ColumnDataSource, Range1d
 from attention.basics import row_sums
 from attention.dropout import (
     BOOK_RATE,
-    DropoutStats,
+    RUN_DRAWS,
+    RUN_SEED,
     death_probability,
-    dropout,
     expected_factor,
-    keep_where,
-    pass_stats,
+    one_pass,
+    run,
     survivor_scale,
 )
 from attention.fixtures import TOKENS
-from attention.masking import book_scores, masked_before_softmax
+from attention.masking import book_causal_weights
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
 from figures.widgets import button, switch
 from formatting import integer, num, percent, vec
 
-ID = "dropout"
 TITLE = "The row that sums to zero"
 CAPTION = (
     "Set the rate p, resample the single pass a few times, and read the run of thousands "
@@ -39,55 +38,6 @@ CAPTION = (
 )
 WEIGHT_SET = f"seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.5)"
 DRAWS = {"1,000": 1_000, "10,000": 10_000, "20,000": 20_000}
-DEFAULT_DRAWS = 10_000
-DEFAULT_SEED = 0
-
-
-def causal_weights() -> np.ndarray:
-    """Section 3.5's causal attention weights on the book's six tokens. -> (6, 6)"""
-    return masked_before_softmax(*book_scores())
-
-
-def generator(seed: int, stream: int) -> np.random.Generator:
-    """The figure's random numbers: stream 0 for the single pass, 1 for the run.
-
-    SFC64 rather than numpy's default PCG64: PCG64 multiplies 128-bit numbers, which
-    WebAssembly has no instruction for, and in the browser it draws a 10,000-pass run's
-    uniforms at less than half SFC64's speed.
-    """
-    return np.random.Generator(np.random.SFC64([seed, stream]))
-
-
-def one_pass(weights: np.ndarray, p: float, seed: int, scale: bool = True) -> np.ndarray:
-    """The single pass the figure shows for ``seed``. (T, T) -> (T, T)"""
-    return dropout(weights, p, generator(seed, 0), scale)
-
-
-# The current run's keep masks: (seed, p, shape) -> its generator and the masks drawn so far.
-_run_keep: dict[tuple, tuple[np.random.Generator, np.ndarray]] = {}
-
-
-def run_keep(seed: int, p: float, n_draws: int, shape: tuple[int, int]) -> np.ndarray:
-    """What the first ``n_draws`` passes of ``seed``'s run keep at rate p. -> (n, *shape) bool
-
-    The masks are kept, and extended when a longer run is asked for, so that changing the
-    run length draws nothing new. A stream's numbers do not depend on how many are drawn at
-    a time, so these are exactly the masks of one draw of n_draws passes. Only the current
-    seed and rate's are kept (10,000 passes: 360 kB of booleans, mostly zero bits).
-    """
-    key = (seed, p, shape)
-    rng, keep = _run_keep.get(key) or (generator(seed, 1), np.empty((0, *shape), dtype=bool))
-    if len(keep) < n_draws:
-        more = keep_where(rng.random((n_draws - len(keep), *shape)), p)
-        keep = np.concatenate([keep, more]) if len(keep) else more
-    _run_keep.clear()
-    _run_keep[key] = (rng, keep)
-    return keep[:n_draws]
-
-
-def run(weights: np.ndarray, p: float, n_draws: int, seed: int, scale: bool = True) -> DropoutStats:
-    """The run of ``n_draws`` passes the figure shows for ``seed``. -> DropoutStats"""
-    return pass_stats(weights, p, run_keep(seed, p, n_draws, weights.shape), scale)
 
 
 def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
@@ -115,14 +65,14 @@ def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
 
 def view() -> pn.viewable.Viewable:
     """The figure: rate, scaling, run length, resample; one pass, dead rows, row sums."""
-    weights = causal_weights()
+    weights = book_causal_weights()
     rate = pn.widgets.FloatSlider(
         name="Dropout rate p", start=0.0, end=1.0, step=0.05, value=BOOK_RATE
     )
     scale = switch("Scale survivors by 1/(1 − p)", True)
-    draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=DEFAULT_DRAWS)
+    draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=RUN_DRAWS)
     resample = button("Resample")
-    seed = {"value": DEFAULT_SEED}
+    seed = {"value": RUN_SEED}
     pass_plot, pass_src, pass_map = heatmap("one training pass", TOKENS, TOKENS)
     dead = ColumnDataSource({"row": [], "observed": [], "expected": []})
     sums = ColumnDataSource({"row": [], "observed": [], "expected": []})

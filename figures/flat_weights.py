@@ -27,7 +27,6 @@ from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompu
 from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot, refill
 from formatting import num, percent, vec
 
-ID = "flat-weights"
 TITLE = "Softmax weights against a flat average"
 CAPTION = (
     f"Switch the weights between softmax and a flat 1/{len(TOKENS)} each. The six context "

@@ -29,9 +29,8 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, 
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import integer_ticker, note, plot, refill
 from figures.widgets import button
-from formatting import integer, num
+from formatting import integer, root_text, shape_text
 
-ID = "heads"
 TITLE = "One matrix, sliced into stripes"
 CAPTION = (
     "Step num_heads and watch W_query's columns regroup into one stripe per head; walk the "
@@ -62,16 +61,6 @@ PRESETS = {
 def query_weights(d_in: int, d_out: int) -> np.ndarray:
     """W_query as the book's MultiHeadAttention starts it after seed 123. -> (d_in, d_out)"""
     return linear_weight(stream(SEED_3_4), d_in, d_out).T
-
-
-def shape_text(shape: tuple[int, ...]) -> str:
-    """(2, 6, 4) -> '[2, 6, 4]', as torch prints a size."""
-    return "[" + ", ".join(str(s) for s in shape) + "]"
-
-
-def root_text(x: float) -> str:
-    """A square root: whole numbers as integers (8), others to one decimal (27.7)."""
-    return integer(round(x)) if float(x).is_integer() else num(x, 1)
 
 
 def stripes_rgba(W: np.ndarray, columns: list[tuple[int, int]] | None) -> np.ndarray:

@@ -25,7 +25,6 @@ from figures.plots import heatmap, heatmap_data, note, refill
 from figures.widgets import switch
 from formatting import integer, num, sci
 
-ID = "loop-matmul"
 TITLE = "The double loop and X @ Xᵀ"
 CELLS = score_dot_products(len(TOKENS))
 CAPTION = (

@@ -9,6 +9,7 @@ import panel as pn
 from bokeh.models import BoxAnnotation
 
 from attention.analysis import (
+    SCALE_EXAMPLE,
     attends_to_itself,
     cosine_scores,
     entropy_bits,
@@ -25,9 +26,7 @@ from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
 from formatting import num, vec
 
-ID = "magnitude"
 TITLE = "Length wins"
-SCALE_EXAMPLE = 3.0  # the post's example: the shortest embedding made three times longer
 SHORTEST = TOKENS[int(np.argmin(norms(book_inputs())))]
 CAPTION = (
     f"Pick a token and scale its embedding: made {SCALE_EXAMPLE:g} times longer, the shortest "

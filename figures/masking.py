@@ -29,9 +29,8 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, plot, refill
 from figures.widgets import buttons
-from formatting import num, sci, vec
+from formatting import noise_text, num, vec
 
-ID = "masking"
 TITLE = "Two ways to hide the future"
 CAPTION = (
     "Step both pipelines to the end and read the difference grid: rounding noise only. Then "
@@ -70,13 +69,6 @@ def _is_number(text: str) -> bool:
 def grid_text(values: np.ndarray, digits: int = 4) -> list[str]:
     """Cell labels: −∞ spelled out, four decimals otherwise. (T, T) -> T*T strings"""
     return [num(v, digits) for v in values.ravel()]
-
-
-def noise_text(x: float) -> str:
-    """A difference: exact zero as 0, rounding noise in scientific notation, else 4 decimals."""
-    if x == 0.0:
-        return "0"
-    return sci(x, 1) if abs(x) < 1e-4 else num(x, 4)
 
 
 def _show(source, mapper, values: np.ndarray, text: list[str]) -> None:

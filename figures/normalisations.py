@@ -15,7 +15,6 @@ from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, 
 from figures.plots import FLAG, bar_chart, choice, note, refill
 from formatting import num, vec
 
-ID = "normalisations"
 TITLE = "Divide by the sum, or softmax"
 CAPTION = (
     f"The same six scores normalised two ways. Pick “{PRESETS['negative']}” and read the "

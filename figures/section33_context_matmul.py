@@ -15,7 +15,6 @@ from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub, token_vector
 from formatting import num, vec
 
-ID = "context-matmul"
 TITLE = "Every context vector in one product"
 CAPTION = (
     "Row i of the weights times the inputs is token i's context vector. Point at a row of the "

@@ -21,7 +21,6 @@ from figures.section33_html import (
 )
 from formatting import num, vec
 
-ID = "matmul-scores"
 TITLE = "Six scores, one matrix product"
 CAPTION = (
     "Point at a score in the bottom row (hover, tap, or Tab to it): the query row and that "

@@ -14,7 +14,6 @@ from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import Pointed, element, explain_pane, scope, sub
 from formatting import num, vec
 
-ID = "normalisations-compare"
 TITLE = "Two ways to make weights"
 CAPTION = (
     "Both charts turn the same six scores into weights that sum to 1. Point at a token in "

@@ -24,7 +24,6 @@ from figures.section33_html import (
 )
 from formatting import num, vec
 
-ID = "score-matrix"
 TITLE = "The whole score matrix"
 CAPTION = (
     "Every cell [i, j] is token i's row of the inputs dotted with token j's. Point at a cell "

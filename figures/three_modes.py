@@ -20,9 +20,8 @@ from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section
 from figures.frame import ACCENT, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, refill
 from figures.widgets import buttons
-from formatting import num, vec
+from formatting import error_text, num, vec
 
-ID = "three-modes"
 TITLE = "Three modes, one symmetry"
 CAPTION = (
     "Switch between the three modes and read the two errors under the grids: the scores are "
@@ -36,11 +35,6 @@ SCORE_TITLES = {
     "tied": "scores Ω = (X W_q)(X W_q)ᵀ",
     "separate": "scores Ω = (X W_q)(X W_k)ᵀ",
 }
-
-
-def error_text(x: float) -> str:
-    """A symmetry error: '0 (exact)' when it is exactly zero, four decimals otherwise."""
-    return "0 (exact)" if x == 0.0 else num(x)
 
 
 def _highlight(a: int, b: int, T: int) -> tuple[list[str], list[float]]:

@@ -23,7 +23,6 @@ from figures.frame import (
 from figures.plots import TOKEN_COLORS, bar_chart, note, plot, refill, stack_bounds
 from formatting import num, vec
 
-ID = "three-steps"
 TITLE = "Three steps, one word"
 CAPTION = (
     "Pick a query token and edit any of the eighteen embedding numbers: the scores, the "

@@ -64,3 +64,72 @@ def words(names: Iterable[str]) -> str:
     """Names joined for prose: ``journey and starts``, ``Your, journey and starts``."""
     names = list(names)
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+
+
+# --- Quantities the prose and a figure's readout both print ------------------------------------
+# Each is here, not in its figure, so that a page quotes a number in the figure's own digits
+# without importing the figure.
+
+BYTE_UNITS = ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB")
+
+
+def error_text(x: float) -> str:
+    """A symmetry error: '0 (exact)' when it is exactly zero, four decimals otherwise."""
+    return "0 (exact)" if x == 0.0 else num(x)
+
+
+def noise_text(x: float) -> str:
+    """A difference: exact zero as 0, rounding noise in scientific notation, else 4 decimals."""
+    if x == 0.0:
+        return "0"
+    return sci(x, 1) if abs(x) < 1e-4 else num(x, 4)
+
+
+def std_text(x: float) -> str:
+    """A standard deviation to about four figures: 7.921, 63.9."""
+    return num(x, 3) if x < 10 else num(x, 1)
+
+
+def peak_text(x: float) -> str:
+    """A Jacobian entry as the post prints them: 0.220, 0.022, 0.0063, 3.1e-6, 4.8e-14."""
+    if x >= 0.01:
+        return num(x, 3)
+    if x >= 0.001:
+        return num(x, 4)
+    return sci(x, 1)
+
+
+def root_text(x: float) -> str:
+    """A square root: whole numbers as integers (8), others to one decimal (27.7)."""
+    return integer(round(x)) if float(x).is_integer() else num(x, 1)
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """(2, 6, 4) -> '[2, 6, 4]', as torch prints a size."""
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def bytes_text(n_bytes: int) -> str:
+    """Bytes in binary units: '2 MiB' when exact, '2.00 TiB' otherwise, '512 bytes' below 1 KiB."""
+    k = min(max(0, (int(n_bytes).bit_length() - 1) // 10), len(BYTE_UNITS) - 1)
+    whole, rest = divmod(int(n_bytes), 1024**k)
+    if rest == 0:
+        return f"{integer(whole)} {BYTE_UNITS[k]}"
+    return f"{num(n_bytes / 1024**k, 2)} {BYTE_UNITS[k]}"
+
+
+def seconds_text(seconds: float) -> str:
+    """Whole seconds with separators from 100 s up; small times in scientific notation."""
+    if seconds >= 100:
+        return integer(round(seconds))
+    return num(seconds, 2) if seconds >= 0.01 else sci(seconds, 1)
+
+
+def hours_text(hours: float) -> str:
+    """Hours to two decimals (29.07); tiny ones in scientific notation."""
+    return num(hours, 2) if hours >= 0.01 else sci(hours, 1)
+
+
+def ratio_text(ratio: float) -> str:
+    """Cards' worth of memory: 25.55; a sliver of one card in scientific notation."""
+    return num(ratio, 2) if ratio >= 0.01 else sci(ratio, 1)

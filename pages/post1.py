@@ -7,6 +7,7 @@ the figures print the same digits. The only numbers given rather than computed a
 import numpy as np
 
 from attention.analysis import (
+    SCALE_EXAMPLE,
     context_shift,
     cosine_scores,
     dynamic_range,
@@ -44,7 +45,13 @@ from attention.basics import (
     context as context_vectors,
 )
 from attention.cost import embedding_params
-from attention.depth import attention_depth, recurrent_depth, sigmoid_slope
+from attention.depth import (
+    EXAMPLE_LAYERS,
+    EXAMPLE_T,
+    attention_depth,
+    recurrent_depth,
+    sigmoid_slope,
+)
 from attention.fixtures import (
     CH2_BATCH_SHAPE,
     GPT2_CONTEXT,
@@ -55,8 +62,6 @@ from attention.fixtures import (
     preset_inputs,
     preset_query,
 )
-from figures import depth as depth_figure
-from figures import magnitude as magnitude_figure
 from formatting import integer, num, percent, sci, vec, words
 
 SLUG = "attention-without-weights"
@@ -75,7 +80,7 @@ VARIANTS_AFTER = 2019
 
 # Section 01's two worked examples of backpropagation through time: (layers, sequence length).
 SMALL_RNN = (2, 10)
-LARGE_RNN = (depth_figure.START_LAYERS, depth_figure.START_T)  # the figure starts there
+LARGE_RNN = (EXAMPLE_LAYERS, EXAMPLE_T)  # the figure starts there
 
 
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -193,7 +198,7 @@ def _what_it_did(X: np.ndarray) -> dict:
     cos_h = entropy_bits(cos_alpha)
     flatter = cos_h > h
     (exception,) = np.flatnonzero(~flatter)
-    scaled_alpha = attend(scale_token(X, shortest, magnitude_figure.SCALE_EXAMPLE))[1]
+    scaled_alpha = attend(scale_token(X, shortest, SCALE_EXAMPLE))[1]
     return {
         "max_weight": num(alpha.max()),
         "min_weight": num(alpha.min()),
@@ -221,7 +226,7 @@ def _what_it_did(X: np.ndarray) -> dict:
         "first_margin": num(winning_margin(alpha)[first]),
         "shortest": TOKENS[shortest],
         "shortest_norm": num(n[shortest]),
-        "scale_example": _count(int(magnitude_figure.SCALE_EXAMPLE)),
+        "scale_example": _count(int(SCALE_EXAMPLE)),
         "scaled_wins": _count(rows_won_by(scaled_alpha, shortest), T),
         "scaled_self": num(scaled_alpha[shortest, shortest], 3),
         "mean_entropy_dot": num(mean_entropy_bits(alpha)),

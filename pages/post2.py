@@ -1,8 +1,8 @@
 """Post 2: trainable attention, the causal mask, dropout, heads and cost. Every number it quotes.
 
-Each value is computed by ``attention/`` (or by a figure's own sampling function, so prose and
-figure share a seed) and formatted with ``formatting`` or the figure's formatter, so the prose
-and the figures print the same digits. Monte-Carlo numbers come from the figures' fixed seeds.
+Each value is computed by ``attention/`` and formatted with ``formatting``, so the prose and
+the figures print the same digits. Monte-Carlo numbers come from the experiments' fixed seeds,
+which the figures start from too.
 """
 
 import math
@@ -27,8 +27,11 @@ from attention.cost import (
 from attention.dropout import (
     BOOK_RATE,
     GPT_RATES,
+    RUN_DRAWS,
+    RUN_SEED,
     death_probability,
     expected_factor,
+    run,
     survivor_scale,
 )
 from attention.fixtures import GPT2_EMBED, TOKENS, book_inputs
@@ -46,6 +49,7 @@ from attention.heads import (
 )
 from attention.masking import (
     COUNTEREXAMPLE_SCORES,
+    book_causal_weights,
     book_scores,
     leaked_weight,
     mask_difference,
@@ -61,6 +65,7 @@ from attention.projections import (
     score_row_sums,
     softmax_denominators,
 )
+from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, SWEEP_D_KS, SWEEP_SEED, post_sweep
 from attention.torch_rng import (
     BOOK_D_IN,
     BOOK_D_OUT,
@@ -68,13 +73,24 @@ from attention.torch_rng import (
     SEED_3_5,
     weights_section_3_4,
 )
-from figures import cost as cost_figure
-from figures import divisor as divisor_figure
-from figures import dropout as dropout_figure
-from figures import heads as heads_figure
-from figures import masking as masking_figure
-from figures import three_modes as modes_figure
-from formatting import integer, num, percent, sci, vec, words
+from formatting import (
+    bytes_text,
+    error_text,
+    hours_text,
+    integer,
+    noise_text,
+    num,
+    peak_text,
+    percent,
+    ratio_text,
+    root_text,
+    sci,
+    seconds_text,
+    shape_text,
+    std_text,
+    vec,
+    words,
+)
 
 SLUG = "trainable-attention"
 TEMPLATE = "post2.html"
@@ -119,8 +135,8 @@ def _modes() -> dict:
     for mode in MODES:
         omega = mode_scores(X, mode, W_query, W_key)
         weights = mode_weights(X, mode, W_query, W_key)
-        out[f"score_error_{mode}"] = modes_figure.error_text(symmetry_error(omega))
-        out[f"weight_error_{mode}"] = modes_figure.error_text(symmetry_error(weights))
+        out[f"score_error_{mode}"] = error_text(symmetry_error(omega))
+        out[f"weight_error_{mode}"] = error_text(symmetry_error(weights))
     plain = mode_weights(X, "none", W_query, W_key)
     i, j = most_asymmetric_pair(plain)
     omega = mode_scores(X, "none", W_query, W_key)
@@ -142,29 +158,29 @@ def _modes() -> dict:
 
 def _divisor() -> dict:
     """Section 02: the d_k experiment at the figure's default seed."""
-    runs = divisor_figure.runs(divisor_figure.DEFAULT_SEED)
+    runs = post_sweep(SWEEP_SEED)
     out: dict = {
-        "draws": integer(divisor_figure.N_DRAWS),
-        "n_keys": divisor_figure.N_KEYS,
-        "seed": divisor_figure.DEFAULT_SEED,
+        "draws": integer(N_DRAWS),
+        "n_keys": N_KEYS,
+        "seed": SWEEP_SEED,
         "fold": integer(PROSE_WIDTHS[-1] // PROSE_WIDTHS[0]),
-        "live_threshold": sci(divisor_figure.LIVE_THRESHOLD, 0),
+        "live_threshold": sci(LIVE_THRESHOLD, 0),
     }
     raw = {d_k: runs[(d_k, False)] for d_k in PROSE_WIDTHS}
     for d_k in PROSE_WIDTHS:
         out[f"dk_{d_k}"] = integer(d_k)
         out[f"dk_{d_k}_tex"] = integer(d_k).replace(",", "{,}")  # inside $...$: no space
-        out[f"median_{d_k}"] = divisor_figure.peak_text(raw[d_k].median_peak)
+        out[f"median_{d_k}"] = peak_text(raw[d_k].median_peak)
     for d_k in SPREAD_WIDTHS:
-        out[f"std_{d_k}"] = divisor_figure.std_text(raw[d_k].dot_std)
-        out[f"root_{d_k}"] = heads_figure.root_text(raw[d_k].expected_std)
+        out[f"std_{d_k}"] = std_text(raw[d_k].dot_std)
+        out[f"root_{d_k}"] = root_text(raw[d_k].expected_std)
     low, high = PROSE_WIDTHS[0], PROSE_WIDTHS[-1]
-    out[f"mean_{low}"] = divisor_figure.peak_text(raw[low].mean_peak)
-    out[f"mean_{high}"] = divisor_figure.peak_text(raw[high].mean_peak)
+    out[f"mean_{low}"] = peak_text(raw[low].mean_peak)
+    out[f"mean_{high}"] = peak_text(raw[high].mean_peak)
     out[f"live_{LIVE_WIDTH}"] = percent(raw[LIVE_WIDTH].live_share, 0)
-    scaled = [runs[(d, True)].median_peak for d in divisor_figure.D_KS]
+    scaled = [runs[(d, True)].median_peak for d in SWEEP_D_KS]
     out["scaled_low"], out["scaled_high"] = num(min(scaled), 2), num(max(scaled), 2)
-    out["max_width"] = integer(divisor_figure.D_KS[-1])
+    out["max_width"] = integer(SWEEP_D_KS[-1])
     return out
 
 
@@ -178,9 +194,7 @@ def _masking() -> dict:
         "counter_out": vec(softmax(np.array(COUNTEREXAMPLE_SCORES))),
         "naive_first": num(naive["weights"][0, 0]),
         "efficient_first": num(omega[0, 0]),
-        "max_difference": masking_figure.noise_text(
-            float(np.max(np.abs(mask_difference(omega, d_k))))
-        ),
+        "max_difference": noise_text(float(np.max(np.abs(mask_difference(omega, d_k))))),
         "row1": num(final[0, 0]),
         "row2": vec(final[1, :2]),
         "row3": vec(final[2, :3]),
@@ -190,10 +204,10 @@ def _masking() -> dict:
 
 def _dropout() -> dict:
     """Section 04: the figure's default run (its seed and number of passes)."""
-    weights = dropout_figure.causal_weights()
-    seed, n = dropout_figure.DEFAULT_SEED, dropout_figure.DEFAULT_DRAWS
-    scaled = dropout_figure.run(weights, BOOK_RATE, n, seed, scale=True)
-    unscaled = dropout_figure.run(weights, BOOK_RATE, n, seed, scale=False)
+    weights = book_causal_weights()
+    seed, n = RUN_SEED, RUN_DRAWS
+    scaled = run(weights, BOOK_RATE, n, seed, scale=True)
+    unscaled = run(weights, BOOK_RATE, n, seed, scale=False)
     factor = survivor_scale(BOOK_RATE)
     return {
         "rate": num(BOOK_RATE, 1),
@@ -219,12 +233,12 @@ def _heads() -> dict:
         "gpt2_width": integer(GPT2_EMBED),
         "gpt2_heads": GPT2_HEADS,
         "gpt2_head_dim": head_dim(GPT2_EMBED, GPT2_HEADS),
-        "gpt2_divisor": heads_figure.root_text(score_divisor(GPT2_EMBED, GPT2_HEADS)),
-        "gpt2_wrong_divisor": heads_figure.root_text(score_divisor(GPT2_EMBED, 1)),
+        "gpt2_divisor": root_text(score_divisor(GPT2_EMBED, GPT2_HEADS)),
+        "gpt2_wrong_divisor": root_text(score_divisor(GPT2_EMBED, 1)),
         "book_heads": BOOK_HEADS,
         "book_head_dim": head_dim(BOOK_D_OUT, BOOK_HEADS),
-        "wrapper_shape": heads_figure.shape_text(wrapper),
-        "split_shape": heads_figure.shape_text(split),
+        "wrapper_shape": shape_text(wrapper),
+        "split_shape": shape_text(split),
     }
 
 
@@ -238,18 +252,18 @@ def _cost() -> dict:
     return {
         "ref_tokens": integer(REF_TOKENS),
         "ref_seconds": num(REF_SECONDS, 1),
-        "small_bytes": cost_figure.bytes_text(small),
+        "small_bytes": bytes_text(small),
         "window_tokens": integer(GPT41_CONTEXT),
         "window_bytes": integer(window),
         "window_tib": integer(round(window / TIB)),
         "card_gib": CARD_GIB,
         "his_cards": integer(math.floor(ratio)),
         "cards": integer(cards),
-        "card_ratio": cost_figure.ratio_text(ratio),
+        "card_ratio": ratio_text(ratio),
         "rounded_ratio": integer(rounded_ratio),
         "his_hours": integer(round(rounded_hours)),
-        "seconds": cost_figure.seconds_text(seconds),
-        "hours": cost_figure.hours_text(hours),
+        "seconds": seconds_text(seconds),
+        "hours": hours_text(hours),
     }
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from attention import dropout as dr
 from attention.fixtures import book_inputs
-from attention.masking import masked_before_softmax
+from attention.masking import book_causal_weights, masked_before_softmax
 from attention.torch_rng import weights_section_3_5
 from tests.strategies import ndarrays_of_shape
 
@@ -212,3 +212,31 @@ def test_expected_factor_refuses_bad_input():
         dr.expected_factor(1.5)
     with pytest.raises(ValueError, match="scale"):
         dr.expected_factor(0.5, scale="yes")
+
+
+def test_book_causal_weights_are_section_3_5s():
+    np.testing.assert_array_equal(book_causal_weights(), CAUSAL)
+    assert np.allclose(CAUSAL.sum(axis=1), 1.0)
+    assert np.all(np.triu(CAUSAL, k=1) == 0.0)
+    assert round(CAUSAL[1, 0], 4) == 0.5517  # section 03's second row
+
+
+@settings(max_examples=40)
+@given(
+    asks=st.lists(
+        st.tuples(st.integers(0, 3), st.integers(1, 300), st.sampled_from([0.1, 0.5, 1.0])),
+        min_size=1,
+        max_size=6,
+    ),
+    scale=st.booleans(),
+)
+def test_a_run_is_one_draw_of_its_passes_however_its_masks_were_kept(asks, scale):
+    """A run's keep masks are kept, and extended for longer runs: every run is
+    still exactly the one a single draw of its passes from the seed's stream gives."""
+    for seed, n, p in asks:
+        fresh = dr.generator(seed, 1).random((n, *CAUSAL.shape)) >= p
+        np.testing.assert_array_equal(dr.run_keep(seed, p, n, CAUSAL.shape), fresh)
+        ran = dr.run(CAUSAL, p, n, seed, scale)
+        drawn = dr.dropout_stats(CAUSAL, p, n, dr.generator(seed, 1), scale)
+        np.testing.assert_array_equal(ran.dead_share, drawn.dead_share)
+        np.testing.assert_array_equal(ran.mean_weights, drawn.mean_weights)

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 
 from attention.cost import cards_needed, scaled_time, score_matrix_bytes
 from figures import cost
-from formatting import integer
+from formatting import hours_text, integer, ratio_text, seconds_text
 from tests.figures.probe import messages, readouts, widgets
 
 
@@ -55,16 +55,7 @@ def test_every_stop_gives_the_cores_integers(n, per_score, card):
     assert shown["bytes"] == integer(n_bytes)
     assert shown["scores"] == integer(n * n)
     assert shown["cards"] == integer(cards)
-    assert shown["card-ratio"] == cost.ratio_text(ratio)
-    assert shown["seconds"] == cost.seconds_text(seconds)
-    assert shown["hours"] == cost.hours_text(hours)
+    assert shown["card-ratio"] == ratio_text(ratio)
+    assert shown["seconds"] == seconds_text(seconds)
+    assert shown["hours"] == hours_text(hours)
     assert messages(view) == []
-
-
-def test_unit_formatting():
-    assert cost.bytes_text(2) == "2 bytes"
-    assert cost.bytes_text(2 * 2**20) == "2 MiB"
-    assert cost.bytes_text(2_194_830_951_552) == "2.00 TiB"
-    assert cost.seconds_text(104_657.7) == "104,658"
-    assert cost.seconds_text(0.1) == "0.10"
-    assert cost.seconds_text(9.5e-8) == "9.5e-8"

@@ -5,36 +5,36 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention.scaling import dk_sweep
+from attention.scaling import SWEEP_D_KS, SWEEP_SEED, dk_sweep
 from figures import divisor
-from formatting import percent
+from formatting import peak_text, percent, std_text
 from tests.figures.probe import messages, readouts, widgets
 
 
-def _expected(d_k: int, scaled: bool, seed: int = divisor.DEFAULT_SEED):
-    return dk_sweep(divisor.D_KS, seed=seed)[(d_k, scaled)]
+def _expected(d_k: int, scaled: bool, seed: int = SWEEP_SEED):
+    return dk_sweep(SWEEP_D_KS, seed=seed)[(d_k, scaled)]
 
 
 def test_default_readouts_are_the_sweeps_numbers():
     shown = readouts(divisor.view())
     stats = _expected(divisor.DEFAULT_D_K, False)
     assert shown["divisor"] == "1"
-    assert shown["dot-std"] == divisor.std_text(stats.dot_std)
-    assert shown["sqrt-dk"] == divisor.std_text(math.sqrt(divisor.DEFAULT_D_K))
-    assert shown["median-peak"] == divisor.peak_text(stats.median_peak)
-    assert shown["mean-peak"] == divisor.peak_text(stats.mean_peak)
+    assert shown["dot-std"] == std_text(stats.dot_std)
+    assert shown["sqrt-dk"] == std_text(math.sqrt(divisor.DEFAULT_D_K))
+    assert shown["median-peak"] == peak_text(stats.median_peak)
+    assert shown["mean-peak"] == peak_text(stats.mean_peak)
     assert shown["live-share"] == percent(stats.live_share)
     assert shown["seed"] == "0 · 400"
     assert messages(divisor.view()) == []
 
 
 def test_the_slider_reaches_4096_and_beyond():
-    assert min(divisor.D_KS) == 2 and max(divisor.D_KS) >= 4096
-    assert {2, 64, 768, 4096} <= set(divisor.D_KS)  # the widths the post reads off
+    assert min(SWEEP_D_KS) == 2 and max(SWEEP_D_KS) >= 4096
+    assert {2, 64, 768, 4096} <= set(SWEEP_D_KS)  # the widths the post reads off
 
 
 @settings(max_examples=40, deadline=None)
-@given(d_k=st.sampled_from(divisor.D_KS), scaled=st.booleans(), clicks=st.integers(0, 3))
+@given(d_k=st.sampled_from(SWEEP_D_KS), scaled=st.booleans(), clicks=st.integers(0, 3))
 def test_any_state_matches_the_core(d_k, scaled, clicks):
     view = divisor.view()
     controls = widgets(view)
@@ -42,15 +42,15 @@ def test_any_state_matches_the_core(d_k, scaled, clicks):
         controls["Resample"].clicks += 1
     controls["Key width d_k"].value = d_k
     controls["Divide the scores by"].value = scaled
-    stats = _expected(d_k, scaled, divisor.DEFAULT_SEED + clicks)
+    stats = _expected(d_k, scaled, SWEEP_SEED + clicks)
     shown = readouts(view)
-    assert shown["median-peak"] == divisor.peak_text(stats.median_peak)
-    assert shown["mean-peak"] == divisor.peak_text(stats.mean_peak)
-    assert shown["dot-std"] == divisor.std_text(stats.dot_std)
-    assert shown["seed"].startswith(f"{divisor.DEFAULT_SEED + clicks} ·")
+    assert shown["median-peak"] == peak_text(stats.median_peak)
+    assert shown["mean-peak"] == peak_text(stats.mean_peak)
+    assert shown["dot-std"] == std_text(stats.dot_std)
+    assert shown["seed"].startswith(f"{SWEEP_SEED + clicks} ·")
     # one number, one format: the divisor reads as the √d_k readout beside it does
     assert shown["divisor"] == (f"√{d_k} = {shown['sqrt-dk']}" if scaled else "1")
-    assert shown["sqrt-dk"] == divisor.std_text(stats.expected_std)
+    assert shown["sqrt-dk"] == std_text(stats.expected_std)
     assert messages(view) == []
 
 
@@ -71,13 +71,3 @@ def test_resample_changes_the_draws():
     widgets(view)["Resample"].clicks += 1
     assert readouts(view)["dot-std"] != before
     assert readouts(view)["seed"].startswith("1 ·")
-
-
-def test_peak_text_prints_like_the_post():
-    assert [divisor.peak_text(x) for x in (0.2204, 0.0221, 0.00634, 3.1e-6, 4.8e-14)] == [
-        "0.220",
-        "0.022",
-        "0.0063",
-        "3.1e-6",
-        "4.8e-14",
-    ]

@@ -2,45 +2,25 @@
 
 import math
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention.basics import row_sums
-from attention.dropout import death_probability, dropout_stats, expected_factor
+from attention.dropout import (
+    RUN_DRAWS,
+    RUN_SEED,
+    death_probability,
+    expected_factor,
+    one_pass,
+    run,
+)
+from attention.masking import book_causal_weights
 from figures import dropout
 from formatting import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
 
-WEIGHTS = dropout.causal_weights()
+WEIGHTS = book_causal_weights()
 RATES = [round(0.05 * k, 2) for k in range(21)]
-
-
-def test_causal_weights_are_section_3_5s():
-    assert np.allclose(WEIGHTS.sum(axis=1), 1.0)
-    assert np.all(np.triu(WEIGHTS, k=1) == 0.0)
-    assert round(WEIGHTS[1, 0], 4) == 0.5517  # section 03's second row
-
-
-@settings(max_examples=40)
-@given(
-    asks=st.lists(
-        st.tuples(st.integers(0, 3), st.integers(1, 300), st.sampled_from([0.1, 0.5, 1.0])),
-        min_size=1,
-        max_size=6,
-    ),
-    scale=st.booleans(),
-)
-def test_a_run_is_one_draw_of_its_passes_however_its_masks_were_kept(asks, scale):
-    """The figure keeps a run's keep masks and extends them for longer runs: every run is
-    still exactly the one a single draw of its passes from the seed's stream gives."""
-    for seed, n, p in asks:
-        fresh = dropout.generator(seed, 1).random((n, *WEIGHTS.shape)) >= p
-        np.testing.assert_array_equal(dropout.run_keep(seed, p, n, WEIGHTS.shape), fresh)
-        ran = dropout.run(WEIGHTS, p, n, seed, scale)
-        drawn = dropout_stats(WEIGHTS, p, n, dropout.generator(seed, 1), scale)
-        np.testing.assert_array_equal(ran.dead_share, drawn.dead_share)
-        np.testing.assert_array_equal(ran.mean_weights, drawn.mean_weights)
 
 
 def test_default_run_is_the_posts_experiment():
@@ -48,17 +28,17 @@ def test_default_run_is_the_posts_experiment():
     # the second on a quarter, and the scaled mean row sum walks to about 1 (0.998 in the post).
     view = dropout.view()
     shown = readouts(view)
-    stats = dropout.run(WEIGHTS, 0.5, dropout.DEFAULT_DRAWS, dropout.DEFAULT_SEED)
+    stats = run(WEIGHTS, 0.5, RUN_DRAWS, RUN_SEED)
     assert shown["row-1-dead"] == percent(stats.dead_share[0])
     assert shown["row-2-dead"] == percent(stats.dead_share[1])
     assert shown["mean-row-sum"] == num(stats.mean_row_sum, 3)
     assert shown["expected-dead"] == "50.0% and 25.0%"
     assert shown["factor"] == "× 2.00"
-    n = dropout.DEFAULT_DRAWS
+    n = RUN_DRAWS
     assert abs(stats.dead_share[0] - 0.5) < 4 * math.sqrt(0.25 / n)
     assert abs(stats.dead_share[1] - 0.25) < 4 * math.sqrt(0.25 * 0.75 / n)
     assert abs(stats.mean_row_sum - 1.0) < 0.02
-    single = dropout.one_pass(WEIGHTS, 0.5, dropout.DEFAULT_SEED)
+    single = one_pass(WEIGHTS, 0.5, RUN_SEED)
     assert shown["pass-row-sums"] == vec(row_sums(single), 3)
     assert messages(view) == []
 
@@ -88,9 +68,9 @@ def test_any_state_matches_the_core(p, scale, n, clicks):
     controls["Dropout rate p"].value = p
     controls["Scale survivors by 1/(1 − p)"].value = scale
     controls["Passes in the run"].value = n
-    seed = dropout.DEFAULT_SEED + clicks
-    stats = dropout.run(WEIGHTS, p, n, seed, scale)
-    single = dropout.one_pass(WEIGHTS, p, seed, scale)
+    seed = RUN_SEED + clicks
+    stats = run(WEIGHTS, p, n, seed, scale)
+    single = one_pass(WEIGHTS, p, seed, scale)
     deaths = death_probability(WEIGHTS, p)
     shown = readouts(view)
     assert shown["row-1-dead"] == percent(stats.dead_share[0])

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from attention.heads import head_columns, output_shapes, param_counts, shape_trace
 from figures import heads
-from formatting import integer
+from formatting import integer, shape_text
 from tests.figures.probe import messages, readouts, widgets
 
 BOOK = "Book toy (3, 2, 2 heads)"
@@ -100,13 +100,11 @@ def test_any_sizes_give_the_cores_shapes_or_a_message(d_in, d_out, num_heads):
     assert messages(view) == []
     wrapper, split = output_shapes(2, 6, d_out, num_heads)
     counts = param_counts(d_in, d_out, num_heads)
-    assert shown["wrapper-shape"] == heads.shape_text(wrapper)
-    assert shown["split-shape"] == heads.shape_text(split)
+    assert shown["wrapper-shape"] == shape_text(wrapper)
+    assert shown["split-shape"] == shape_text(split)
     assert shown["wrapper-params"] == shown["split-params"] == integer(counts.split)
     trace = shape_trace(2, 6, d_in, d_out, num_heads)
-    assert [shown[f"trace-{k + 1}"] for k in range(len(trace))] == [
-        heads.shape_text(s) for _, s in trace
-    ]
+    assert [shown[f"trace-{k + 1}"] for k in range(len(trace))] == [shape_text(s) for _, s in trace]
 
 
 def test_stripes_give_each_head_its_own_colour():

@@ -8,7 +8,7 @@ from attention.fixtures import TOKENS, book_inputs
 from attention.projections import MODES, mode_scores, mode_weights
 from attention.torch_rng import weights_section_3_4
 from figures import three_modes
-from formatting import num
+from formatting import error_text, num
 from tests.figures.probe import messages, readouts, widgets
 
 X = book_inputs()
@@ -38,10 +38,9 @@ def test_score_error_is_zero_zero_nonzero():
     for label, mode in three_modes.MODES.items():
         widgets(view)["Mode"].value = mode
         errors[mode] = readouts(view)["score-error"]
-        assert (
-            three_modes.error_text(symmetry_error(mode_scores(X, mode, W_QUERY, W_KEY)))
-            == errors[mode]
-        ), label
+        assert error_text(symmetry_error(mode_scores(X, mode, W_QUERY, W_KEY))) == errors[mode], (
+            label
+        )
     assert errors["none"] == errors["tied"] == "0 (exact)"
     assert float(errors["separate"]) > 0.0
 
@@ -59,7 +58,7 @@ def test_any_state_shows_the_cores_weights(mode, a, b):
     shown = readouts(view)
     assert shown["a-to-b"] == num(weights[i, j])
     assert shown["b-to-a"] == num(weights[j, i])
-    assert shown["weight-error"] == three_modes.error_text(symmetry_error(weights))
+    assert shown["weight-error"] == error_text(symmetry_error(weights))
     assert bool(messages(view)) == (a == b)  # the same token twice is explained, not an error
 
 

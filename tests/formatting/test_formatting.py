@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from formatting import integer, num, percent, sci, vec, words
+from formatting import bytes_text, integer, num, peak_text, percent, sci, seconds_text, vec, words
 
 
 @pytest.mark.parametrize(
@@ -49,3 +49,22 @@ def test_words_joins_names_as_prose():
     assert words(["starts"]) == "starts"
     assert words(["journey", "starts"]) == "journey and starts"
     assert words(iter(["Your", "journey", "starts"])) == "Your, journey and starts"
+
+
+def test_bytes_and_seconds():
+    assert bytes_text(2) == "2 bytes"
+    assert bytes_text(2 * 2**20) == "2 MiB"
+    assert bytes_text(2_194_830_951_552) == "2.00 TiB"
+    assert seconds_text(104_657.7) == "104,658"
+    assert seconds_text(0.1) == "0.10"
+    assert seconds_text(9.5e-8) == "9.5e-8"
+
+
+def test_peak_text_prints_like_the_post():
+    assert [peak_text(x) for x in (0.2204, 0.0221, 0.00634, 3.1e-6, 4.8e-14)] == [
+        "0.220",
+        "0.022",
+        "0.0063",
+        "3.1e-6",
+        "4.8e-14",
+    ]

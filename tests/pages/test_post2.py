@@ -19,8 +19,8 @@ import pytest
 import build
 from attention.dropout import BOOK_RATE
 from attention.fixtures import TOKENS
-from attention.scaling import N_DRAWS, dk_sweep
-from figures import divisor
+from attention.masking import book_causal_weights
+from attention.scaling import N_DRAWS, N_KEYS, SWEEP_D_KS, dk_sweep
 from figures import dropout as dropout_figure
 from pages import post2
 from sitebuild import glossary
@@ -108,7 +108,7 @@ def test_mask_routes_differ_by_rounding_only():
 
 # --- Monte-Carlo numbers: the figures' fixed seeds, checked against the sampling error -----------
 
-POPULATION = dk_sweep(divisor.D_KS, n_draws=20_000, seed=12345)
+POPULATION = dk_sweep(SWEEP_D_KS, n_draws=20_000, seed=12345)
 
 
 def _value(text: str) -> float:
@@ -118,7 +118,7 @@ def _value(text: str) -> float:
 @pytest.mark.parametrize("d_k", post2.SPREAD_WIDTHS)
 def test_sampled_spread_tracks_sqrt_dk(d_k):
     # Section 02: "reading 7.890 against 8 at d_k = 64 and 63.5 against 64 at 4,096".
-    n_keys = divisor.N_KEYS
+    n_keys = N_KEYS
     relative = 4 * 0.5 * math.sqrt(((1 + 2 / d_k) * (1 + 2 / n_keys) - 1) / N_DRAWS)
     std = _value(N[f"std_{d_k}"])
     assert abs(std / math.sqrt(d_k) - 1) < relative + 0.001
@@ -160,7 +160,7 @@ def test_dropout_numbers_are_plausible():
     n = int(N["dropout_draws"].replace(",", ""))
     assert abs(_value(N["dead_row1"]) - 0.5) < 4 * math.sqrt(0.25 / n) + 0.0005
     assert abs(_value(N["dead_row2"]) - 0.25) < 4 * math.sqrt(0.1875 / n) + 0.0005
-    weights = dropout_figure.causal_weights()
+    weights = book_causal_weights()
     p = BOOK_RATE
     for key, factor, expected in (
         ("mean_sum_scaled", p / (1 - p), 1.0),

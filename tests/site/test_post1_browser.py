@@ -22,9 +22,17 @@ from attention.basics import (
     softmax,
     sum_normalise,
 )
-from attention.depth import recurrent_depth
+from attention.depth import EXAMPLE_LAYERS, EXAMPLE_T, recurrent_depth
 from attention.fixtures import PRESETS, TOKENS, book_inputs, preset_inputs
-from figures import depth, flat_weights, loop_matmul, magnitude, normalisations, three_steps
+from figures import (
+    depth,
+    figure_id,
+    flat_weights,
+    loop_matmul,
+    magnitude,
+    normalisations,
+    three_steps,
+)
 from formatting import integer, num, percent, vec
 from pages import post1
 from tests.figures.probe import readouts
@@ -43,7 +51,7 @@ def live(visit):
 
 
 def figure(live, module):
-    return live.page.locator(f'[data-figure="{module.ID}"]')
+    return live.page.locator(f'[data-figure="{figure_id(module)}"]')
 
 
 def press_slider(live, module, index: int, key: str, times: int) -> None:
@@ -60,7 +68,7 @@ def test_all_six_figures_go_live_with_their_default_numbers(live):
         status = figure(live, module).locator(".fig-status")
         expect(status).to_have_attribute("data-status", "live")
         for key, value in readouts(module.view()).items():
-            expect(live.readout_locator(module.ID, key)).to_have_text(value)
+            expect(live.readout_locator(figure_id(module), key)).to_have_text(value)
 
 
 def test_the_quoted_numbers_are_on_the_built_page(live):
@@ -73,8 +81,8 @@ def test_the_quoted_numbers_are_on_the_built_page(live):
 
 def test_depth_slider(live):
     press_slider(live, depth, 0, "ArrowRight", 3)  # T: 100 -> 103
-    want = integer(recurrent_depth(depth.START_LAYERS, depth.START_T + 3))
-    expect(live.readout_locator(depth.ID, "recurrent")).to_have_text(want)
+    want = integer(recurrent_depth(EXAMPLE_LAYERS, EXAMPLE_T + 3))
+    expect(live.readout_locator(figure_id(depth), "recurrent")).to_have_text(want)
 
 
 def test_three_steps_edit_moves_journeys_context(live):
@@ -84,13 +92,15 @@ def test_three_steps_edit_moves_journeys_context(live):
     X = book_inputs()
     X[TOKENS.index("with"), 1] = 1.5
     w = softmax(query_scores(X, TOKENS.index("journey")))
-    expect(live.readout_locator(three_steps.ID, "context")).to_have_text(vec(context(w, X)))
+    expect(live.readout_locator(figure_id(three_steps), "context")).to_have_text(vec(context(w, X)))
 
 
 def test_normalisations_negative_preset(live):
     figure(live, normalisations).get_by_role("button", name=PRESETS["negative"]).click()
     s = query_scores(preset_inputs("negative"), TOKENS.index("Your"))
-    expect(live.readout_locator(normalisations.ID, "by_sum")).to_have_text(vec(sum_normalise(s)))
+    expect(live.readout_locator(figure_id(normalisations), "by_sum")).to_have_text(
+        vec(sum_normalise(s))
+    )
     expect(figure(live, normalisations).locator(".fig-message")).to_contain_text(
         post1.context()["negative_weight"]
     )
@@ -105,7 +115,7 @@ def test_loop_matmul_switch(live):
     X = book_inputs()
     filled, same = agreeing_cells(loop_scores(X, 8), matmul_scores(X))
     want = f"{same} of {filled} filled cells"
-    expect(live.readout_locator(loop_matmul.ID, "agree")).to_have_text(want)
+    expect(live.readout_locator(figure_id(loop_matmul), "agree")).to_have_text(want)
 
 
 def test_flat_weights_switch(live):
@@ -113,18 +123,20 @@ def test_flat_weights_switch(live):
     X = book_inputs()
     flat = analysis.flat_weights(len(TOKENS))
     shift = num(context_shift(flat, X).max(), 3)
-    expect(live.readout_locator(flat_weights.ID, "max_shift")).to_have_text(shift)
+    expect(live.readout_locator(figure_id(flat_weights), "max_shift")).to_have_text(shift)
     ratio = percent(spread_ratio(context(flat, X), X))
-    expect(live.readout_locator(flat_weights.ID, "ratio")).to_have_text(ratio)
+    expect(live.readout_locator(figure_id(flat_weights), "ratio")).to_have_text(ratio)
 
 
 def test_magnitude_scale_and_cosine(live):
     press_slider(live, magnitude, 0, "ArrowRight", 20)  # scale: 1.0 -> 3.0 in steps of 0.1
     weights = attend(scale_token(book_inputs(), TOKENS.index("with"), 3.0))[1]
-    expect(live.readout_locator(magnitude.ID, "self_weight")).to_have_text(num(weights[3, 3], 3))
+    expect(live.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
+        num(weights[3, 3], 3)
+    )
     figure(live, magnitude).get_by_role("button", name=magnitude.COSINE).click()
     cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
-    expect(live.readout_locator(magnitude.ID, "mean_entropy")).to_have_text(num(cos))
+    expect(live.readout_locator(figure_id(magnitude), "mean_entropy")).to_have_text(num(cos))
     assert live.errors == []
 
 

@@ -11,12 +11,14 @@ import pytest
 
 from attention.basics import symmetry_error
 from attention.cost import score_matrix_bytes
+from attention.dropout import RUN_DRAWS, RUN_SEED, run
 from attention.fixtures import book_inputs
+from attention.masking import book_causal_weights
 from attention.projections import mode_scores
-from attention.scaling import dk_sweep
+from attention.scaling import SWEEP_D_KS, SWEEP_SEED, dk_sweep
 from attention.torch_rng import weights_section_3_4
-from figures import divisor, dropout, three_modes
-from formatting import integer, num
+from figures import divisor
+from formatting import error_text, integer, num, peak_text
 
 pytestmark = pytest.mark.browser
 POST2 = "trainable-attention/"
@@ -117,9 +119,7 @@ def test_a_focused_button_shows_it(post2):
 
 def test_three_modes_separate_matrices_break_the_score_symmetry(post2):
     W_query, W_key, _ = weights_section_3_4()
-    expected = three_modes.error_text(
-        symmetry_error(mode_scores(book_inputs(), "separate", W_query, W_key))
-    )
+    expected = error_text(symmetry_error(mode_scores(book_inputs(), "separate", W_query, W_key)))
     assert post2.readout("three-modes", "score-error") == "0 (exact)"
     text, _ = act(post2, "three-modes", "score-error", button(post2, "three-modes", "separate"))
     assert text == expected
@@ -128,19 +128,17 @@ def test_three_modes_separate_matrices_break_the_score_symmetry(post2):
 def test_divisor_at_4096(post2):
     # Step the slider from 64 to 4096, then switch the divisor on there and time it.
     handle = slider(post2, "divisor")
-    start = divisor.D_KS.index(divisor.DEFAULT_D_K)
-    for _ in range(divisor.D_KS.index(4096) - start):
+    start = SWEEP_D_KS.index(divisor.DEFAULT_D_K)
+    for _ in range(SWEEP_D_KS.index(4096) - start):
         act(post2, "divisor", "sqrt-dk", handle, "ArrowRight")
-    runs = dk_sweep(divisor.D_KS, seed=divisor.DEFAULT_SEED)
-    assert post2.readout("divisor", "median-peak") == divisor.peak_text(
-        runs[(4096, False)].median_peak
-    )
+    runs = dk_sweep(SWEEP_D_KS, seed=SWEEP_SEED)
+    assert post2.readout("divisor", "median-peak") == peak_text(runs[(4096, False)].median_peak)
     text, ms = act(post2, "divisor", "median-peak", button(post2, "divisor", "√d_k"))
-    assert text == divisor.peak_text(runs[(4096, True)].median_peak)
+    assert text == peak_text(runs[(4096, True)].median_peak)
     print(f"divisor switch at d_k = 4096: {ms:.0f} ms")
     assert ms < ROUND_TRIP_MS
     text, ms = act(post2, "divisor", "seed", button(post2, "divisor", "Resample"))
-    assert text.startswith(f"{divisor.DEFAULT_SEED + 1} ·")
+    assert text.startswith(f"{SWEEP_SEED + 1} ·")
     print(f"divisor resample (the whole sweep redrawn): {ms:.0f} ms")
     assert ms < ROUND_TRIP_MS
 
@@ -153,8 +151,8 @@ def test_masking_zero_fill_leaks(post2):
 
 
 def test_dropout_run_of_ten_thousand_without_scaling(post2):
-    weights = dropout.causal_weights()
-    expected = dropout.run(weights, 0.5, dropout.DEFAULT_DRAWS, dropout.DEFAULT_SEED, scale=False)
+    weights = book_causal_weights()
+    expected = run(weights, 0.5, RUN_DRAWS, RUN_SEED, scale=False)
     text, ms = act(post2, "dropout", "mean-row-sum", button(post2, "dropout", "Scale survivors"))
     assert text == num(expected.mean_row_sum, 3)
     print(f"dropout, a 10,000-pass run: {ms:.0f} ms")
