@@ -40,8 +40,8 @@ def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     """A row of buttons picking one of ``options`` (labels, or label -> value), focus shown.
 
     Bare: no name is drawn above it. ``plots.choice`` adds one; post 2's groups go without,
-    since a name pane per group adds about 12 kB to the page's memory snapshot and post 2's
-    first load is at its 21 MB budget, so their options name themselves.
+    since every pane adds to the page's memory snapshot and post 2's first load sits at the
+    byte budget (tests/site/test_budget_browser.py), so their options name themselves.
     """
     return pn.widgets.RadioButtonGroup(
         name=name, options=options, value=value, stylesheets=[FOCUS_CSS], **kwargs
