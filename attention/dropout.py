@@ -113,7 +113,7 @@ def pass_stats(weights: np.ndarray, p: float, keep: np.ndarray, scale: bool = Tr
     factor = 0.0 if p == 1.0 else (survivor_scale(p) if scale else 1.0)
     mean_weights = weights * factor * (np.sum(keep, axis=0) / n_draws)
     # A row is dead when none of its non-zero weights was kept. One column at a time, over
-    # every pass: numpy's reductions along a short last axis are several times slower.
+    # every pass: numpy reduces a short last axis far more slowly than it walks columns.
     live = weights != 0.0
     alive = np.zeros((n_draws, weights.shape[0]), dtype=bool)
     for j in range(weights.shape[1]):

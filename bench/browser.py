@@ -145,7 +145,7 @@ def from_cache(response) -> bool:
 def body_sizes(responses: list) -> tuple[int, int, int]:
     """(raw bytes, gzip bytes, bodies re-fetched) over ``responses``.
 
-    Chromium evicts very large bodies (the 29 MB panel wheel) from what DevTools keeps; those
+    Chromium evicts very large bodies (the panel wheel) from what DevTools keeps; those
     are fetched again from the local server, which serves the same bytes.
     """
     raw = zipped = refetched = 0

@@ -4,8 +4,8 @@ slider over chosen values.
 The slider picks one of a few values (key widths, context lengths) and shows the chosen one.
 
 Panel's DiscreteSlider draws its value in a separate text model, which a JavaScript link
-rewrites as the handle moves; every rewrite makes Bokeh lay out the whole figure again, about
-9 ms of the page's main thread per step, measured, while the reader waits for the figure.
+rewrites as the handle moves; every rewrite makes Bokeh lay out the whole figure again, on
+the page's main thread, while the reader waits for the figure.
 Bokeh's own CategoricalSlider shows the value in its title, as every other slider does.
 """
 

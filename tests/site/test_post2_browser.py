@@ -23,8 +23,8 @@ from formatting import error_text, integer, num, peak_text
 pytestmark = pytest.mark.browser
 POST2 = "trainable-attention/"
 FIGURES = ("three-modes", "divisor", "masking", "dropout", "heads", "cost")
-# Event to readout, in the page. The brief's target for the sampling figures is 100 ms of
-# work; the bound here also carries the worker round trip and Bokeh's re-render.
+# Event to readout, in the page: a generous bound that a hung or lost update fails, not a
+# speed target (speed is the benchmark's).
 ROUND_TRIP_MS = 1000
 
 # Find a readout through the shadow roots Panel renders into, act, and time until it changes.
