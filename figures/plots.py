@@ -20,7 +20,7 @@ from bokeh.models import (
 from bokeh.palettes import Oranges256
 from bokeh.plotting import figure
 
-from figures.frame import INK, PANE_CSS, PLOT_STYLE
+from figures.frame import ACCENT, INK, PANE_CSS, PLOT_STYLE
 from figures.widgets import buttons
 
 # One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
@@ -233,6 +233,33 @@ def heatmap_data(
         "edge": list(edge or ["#ffffff"] * n),
         "edge_width": list(edge_width or [1.0] * n),
     }
+
+
+def outline(picked: Sequence[bool]) -> dict[str, list]:
+    """The ``edge`` and ``edge_width`` columns of bars or cells: the picked ones outlined."""
+    return {
+        "edge": [ACCENT if p else "#ffffff" for p in picked],
+        "edge_width": [3.0 if p else 1.0 for p in picked],
+    }
+
+
+def labelled_points(p: figure, source: ColumnDataSource, x: str, y: str, color: str) -> None:
+    """Markers at columns ``x``, ``y`` of ``source``, each with its ``text`` beside it.
+
+    The source's ``dx`` and ``align`` columns place each label, so a figure can move a label
+    to the marker's other side where it would run off the plot.
+    """
+    p.scatter(x=x, y=y, source=source, size=9, color=color)
+    p.text(
+        x=x,
+        y=y,
+        text="text",
+        source=source,
+        x_offset="dx",
+        text_align="align",
+        text_baseline="middle",
+        text_font_size="11px",
+    )
 
 
 def stack_bounds(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -9,11 +9,14 @@ the page's main thread, while the reader waits for the figure.
 Bokeh's own CategoricalSlider shows the value in its title, as every other slider does.
 """
 
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
 import panel as pn
 import param
 from bokeh.models import CategoricalSlider
+
+from attention.fixtures import TOKENS
 
 # Panel's buttons show keyboard focus as a faint 1px dotted grey line.
 FOCUS_CSS = """
@@ -100,3 +103,43 @@ class ChoiceSlider(pn.widgets.Widget):
         if "value" in msg:
             msg["value"] = self.values[self.labels.index(msg["value"])]
         return msg
+
+
+def token_picker(name: str = "Query token", value: str = TOKENS[1], **kwargs) -> pn.widgets.Select:
+    """A drop-down of the book's six tokens, narrow by default since every token is short."""
+    kwargs.setdefault("width", 160)
+    return pn.widgets.Select(name=name, options=list(TOKENS), value=value, **kwargs)
+
+
+class Presets:
+    """Controls that a preset sets together, with one redraw once all of them are set.
+
+    The controls are watched here instead of through ``recompute``: a change the reader makes
+    redraws at once, while the changes a preset makes wait for its single redraw, so the page
+    gets one update per preset rather than one per control.
+    """
+
+    def __init__(self, controls: Sequence[pn.widgets.Widget], redraw: Callable[[], None]) -> None:
+        self.controls = tuple(controls)
+        self.redraw = redraw
+        self.loading = False
+        for control in self.controls:
+            control.param.watch(self._changed, "value")
+
+    def _changed(self, *_events) -> None:
+        if not self.loading:
+            self.redraw()
+
+    def load(self, *values) -> None:
+        """Give the controls ``values``, in order, then draw once."""
+        self.loading = True
+        try:
+            for control, value in zip(self.controls, values, strict=True):
+                control.value = value
+        finally:
+            self.loading = False
+        self.redraw()
+
+    def picked_by(self, picker: pn.widgets.Widget, settings: Callable[[Any], Sequence]) -> None:
+        """Load ``settings(choice)`` whenever the reader picks a preset with ``picker``."""
+        picker.param.watch(lambda event: self.load(*settings(event.new)), "value")
