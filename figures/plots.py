@@ -76,6 +76,11 @@ def note(html: str = "") -> pn.pane.HTML:
     )
 
 
+def stacked(*panes: pn.viewable.Viewable) -> pn.Column:
+    """Panes one under another across the figure's width (a readout and its notes)."""
+    return pn.Column(*panes, sizing_mode="stretch_width")
+
+
 def choice(
     name: str, options: Sequence[str], value: str, **kwargs
 ) -> tuple[pn.widgets.RadioButtonGroup, pn.Column]:

@@ -56,6 +56,25 @@ def button(name: str) -> pn.widgets.Button:
     return pn.widgets.Button(name=name, button_type="default", stylesheets=[FOCUS_CSS])
 
 
+class Resample:
+    """A Resample button and the seed it has reached: the first seed plus one per click.
+
+    The seed is read off the button's own click count, so nothing beside it needs updating.
+    """
+
+    def __init__(self, first_seed: int) -> None:
+        self.first_seed = first_seed
+        self.button = button("Resample")
+
+    @property
+    def seed(self) -> int:
+        return self.first_seed + self.button.clicks
+
+    def redraws(self, redraw: Callable[[], None]) -> None:
+        """Call ``redraw`` on every click (a button changes no value for ``recompute`` to see)."""
+        self.button.on_click(lambda _event: redraw())
+
+
 class ChoiceSlider(pn.widgets.Widget):
     """Pick one of ``options`` (a list of values, or a dict of label -> value) by sliding.
 
