@@ -5,6 +5,9 @@ exact integer; the card count is the exact ratio and its ceiling; the time is sc
 quadratically from 0.1 s per token at 1,024 tokens.
 """
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import panel as pn
 from bokeh.models import ColumnDataSource, Span
 
@@ -20,7 +23,7 @@ from attention.cost import (
     score_matrix_bytes,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot, refill
+from figures.plots import note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, buttons
 from formatting import bytes_text, hours_text, integer, num, ratio_text, seconds_text
 
@@ -46,6 +49,34 @@ def length_label(n: int) -> str:
     return f"{integer(n)} (GPT-4.1)" if n == GPT41_CONTEXT else integer(n)
 
 
+class State(NamedTuple):
+    """The figure's controls: context length, bytes per score, card memory in GiB."""
+
+    n: int = GPT41_CONTEXT
+    per_score: int = 2
+    card_gib: int = CARD_GIB
+
+
+DEFAULT = State()
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The readout rows for ``state``: the matrix in scores, bytes and cards, and the time."""
+    n_bytes = score_matrix_bytes(state.n, state.per_score)
+    ratio, cards = cards_needed(n_bytes, state.card_gib)
+    seconds, hours = scaled_time(state.n)
+    return [
+        ("tokens", "context length T", integer(state.n)),
+        ("scores", "scores in one head's matrix, T²", integer(score_dot_products(state.n))),
+        ("bytes", "bytes", integer(n_bytes)),
+        ("bytes-binary", "in binary units", bytes_text(n_bytes)),
+        ("card-ratio", f"{state.card_gib} GiB cards, exact ratio", ratio_text(ratio)),
+        ("cards", "cards to buy", integer(cards)),
+        ("seconds", "seconds per token", seconds_text(seconds)),
+        ("hours", "hours per token", hours_text(hours)),
+    ]
+
+
 def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_label: str):
     p = plot(title, height=260, x_axis_type="log", y_axis_type="log")
     p.line(x="n", y="y", source=curve, color=MUTED, line_width=2)
@@ -55,15 +86,8 @@ def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_lab
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: length slider, bytes per score, card size; memory and time against n."""
-    length = ChoiceSlider(
-        name="Context length T",
-        options={length_label(n): n for n in LENGTHS},
-        value=GPT41_CONTEXT,
-    )
-    width = buttons("Bytes per score", BYTES_PER_SCORE, 2)
-    card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=CARD_GIB)
+def _plots() -> tuple[list, Callable[[State], None]]:
+    """Memory and time against T on log axes, and the function that marks a state on them."""
     memory_curve = ColumnDataSource({"n": [], "y": []})
     memory_here = ColumnDataSource({"n": [], "y": []})
     time_curve = ColumnDataSource({"n": list(LENGTHS), "y": [scaled_time(n)[0] for n in LENGTHS]})
@@ -79,6 +103,27 @@ def view() -> pn.viewable.Viewable:
         time_here,
         "seconds",
     )
+
+    def show(state: State) -> None:
+        curve = [score_matrix_bytes(m, state.per_score) for m in LENGTHS]
+        refill(memory_curve, {"n": list(LENGTHS), "y": curve})
+        refill(memory_here, {"n": [state.n], "y": [score_matrix_bytes(state.n, state.per_score)]})
+        refill(time_here, {"n": [state.n], "y": [scaled_time(state.n)[0]]})
+        card_line.location = card_bytes(state.card_gib)
+
+    return [memory_plot, time_plot], show
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: length slider, bytes per score, card size; memory and time against n."""
+    length = ChoiceSlider(
+        name="Context length T",
+        options={length_label(n): n for n in LENGTHS},
+        value=DEFAULT.n,
+    )
+    width = buttons("Bytes per score", BYTES_PER_SCORE, DEFAULT.per_score)
+    card = pn.widgets.Select(name="Card memory", options=CARD_SIZES, value=DEFAULT.card_gib)
+    plots, show = _plots()
     readout, message = pane(), pane()
     about = note(
         "The dashed line is one card. Exact integers: bytes and whole cards; the ratio and the "
@@ -86,32 +131,9 @@ def view() -> pn.viewable.Viewable:
     )
 
     def draw() -> None:
-        n, per_score, card_gib = int(length.value), int(width.value), int(card.value)
-        n_bytes = score_matrix_bytes(n, per_score)
-        ratio, cards = cards_needed(n_bytes, card_gib)
-        seconds, hours = scaled_time(n)
-        curve = [score_matrix_bytes(m, per_score) for m in LENGTHS]
-        refill(memory_curve, {"n": list(LENGTHS), "y": curve})
-        refill(memory_here, {"n": [n], "y": [n_bytes]})
-        refill(time_here, {"n": [n], "y": [seconds]})
-        card_line.location = card_bytes(card_gib)
-        readout.object = readout_html(
-            [
-                ("tokens", "context length T", integer(n)),
-                ("scores", "scores in one head's matrix, T²", integer(score_dot_products(n))),
-                ("bytes", "bytes", integer(n_bytes)),
-                ("bytes-binary", "in binary units", bytes_text(n_bytes)),
-                ("card-ratio", f"{card_gib} GiB cards, exact ratio", ratio_text(ratio)),
-                ("cards", "cards to buy", integer(cards)),
-                ("seconds", "seconds per token", seconds_text(seconds)),
-                ("hours", "hours per token", hours_text(hours)),
-            ]
-        )
+        state = State(int(length.value), int(width.value), int(card.value))
+        show(state)
+        readout.object = readout_html(readouts(state))
 
     recompute((length, width, card), message, draw)
-    return frame(
-        [length, width, card],
-        [memory_plot, time_plot],
-        pn.Column(readout, about, sizing_mode="stretch_width"),
-        message,
-    )
+    return frame([length, width, card], plots, stacked(readout, about), message)

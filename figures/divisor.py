@@ -7,15 +7,26 @@ Jacobian's largest entry, and one draw's softmax row. The runs for one seed are 
 and kept, so moving the slider only re-reads them; Resample draws a new seed.
 """
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, FactorRange, Range1d
 from bokeh.transform import dodge
 
-from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, SWEEP_D_KS, SWEEP_SEED, post_sweep
+from attention.scaling import (
+    LIVE_THRESHOLD,
+    N_DRAWS,
+    N_KEYS,
+    SWEEP_D_KS,
+    SWEEP_SEED,
+    DkStats,
+    post_sweep,
+)
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot, refill
-from figures.widgets import ChoiceSlider, button, buttons
+from figures.plots import note, plot, refill, stacked
+from figures.widgets import ChoiceSlider, Resample, buttons
 from formatting import integer, peak_text, percent, sci, std_text
 
 TITLE = "Divide by √d_k, or watch the gradient die"
@@ -112,12 +123,63 @@ def _row_plot(row: ColumnDataSource):
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
-    d_k = ChoiceSlider(name="Key width d_k", options=list(SWEEP_D_KS), value=DEFAULT_D_K)
-    divisor = buttons("Divide the scores by", DIVISORS, False)
-    resample = button("Resample")
-    seed = {"value": SWEEP_SEED}
+class State(NamedTuple):
+    """The figure's controls: key width, whether the scores are divided, the sweep's seed."""
+
+    d_k: int = DEFAULT_D_K
+    scaled: bool = False
+    seed: int = SWEEP_SEED
+
+
+DEFAULT = State()
+
+
+def experiment(state: State) -> DkStats:
+    """The sweep's statistics at ``state``; ValueError for a setting outside the sweep."""
+    try:
+        return post_sweep(state.seed)[(state.d_k, state.scaled)]
+    except KeyError as err:  # shown like any refusal
+        raise ValueError(str(err)) from None
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The readout rows for ``state``: the spread, the Jacobian's peak, the seed."""
+    stats = experiment(state)
+    divided_by = f"√{stats.d_k} = {std_text(stats.expected_std)}" if stats.scaled else "1"
+    return [
+        ("divisor", "scores divided by", divided_by),
+        ("dot-std", "std of q·k (sampled)", std_text(stats.dot_std)),
+        ("sqrt-dk", "√d_k", std_text(stats.expected_std)),
+        ("median-peak", "median largest Jacobian entry", peak_text(stats.median_peak)),
+        ("mean-peak", "mean largest Jacobian entry", peak_text(stats.mean_peak)),
+        ("live-share", "draws with a live Jacobian", percent(stats.live_share)),
+        ("seed", "seed · draws", f"{state.seed} · {integer(N_DRAWS)}"),
+    ]
+
+
+def _bars(state: State) -> dict:
+    """The Jacobian chart's columns: every width's median and mean, the chosen one outlined."""
+    table = post_sweep(state.seed)
+    raw = [table[(d, False)] for d in SWEEP_D_KS]
+    scaled = [table[(d, True)] for d in SWEEP_D_KS]
+    plain = ["#ffffff"] * len(SWEEP_D_KS)
+    edge = [ACCENT if d == state.d_k else "#ffffff" for d in SWEEP_D_KS]
+    on, off = [1.0] * len(SWEEP_D_KS), [0.35] * len(SWEEP_D_KS)
+    return {
+        "label": [str(d) for d in SWEEP_D_KS],
+        "raw": [max(s.median_peak, FLOOR) for s in raw],
+        "scaled": [max(s.median_peak, FLOOR) for s in scaled],
+        "raw_mean": [s.mean_peak for s in raw],
+        "scaled_mean": [s.mean_peak for s in scaled],
+        "raw_edge": plain if state.scaled else edge,
+        "scaled_edge": edge if state.scaled else plain,
+        "raw_alpha": off if state.scaled else on,
+        "scaled_alpha": on if state.scaled else off,
+    }
+
+
+def _plots() -> tuple[list, Callable[[State], None]]:
+    """The spread, the Jacobian bars and one softmax row, and the function that draws a state."""
     points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
     line = ColumnDataSource({"d_k": list(SWEEP_D_KS), "sqrt": np.sqrt(SWEEP_D_KS).tolist()})
     here = ColumnDataSource({"d_k": [], "raw": []})
@@ -126,11 +188,33 @@ def view() -> pn.viewable.Viewable:
     )
     row = ColumnDataSource({"key": [], "weight": []})
     cursor = ColumnDataSource({"label": [], "y": []})
-    spread_plot, peak_plot, row_plot = (
-        _spread_plot(points, line, here),
-        _peak_plot(bars, cursor),
-        _row_plot(row),
-    )
+    plots = [_spread_plot(points, line, here), _peak_plot(bars, cursor), _row_plot(row)]
+
+    def show(state: State) -> None:
+        stats, table = experiment(state), post_sweep(state.seed)
+        refill(
+            points,
+            {
+                "d_k": list(SWEEP_D_KS),
+                "raw": [table[(d, False)].dot_std for d in SWEEP_D_KS],
+                "scaled": [table[(d, True)].input_std for d in SWEEP_D_KS],
+            },
+        )
+        refill(here, {"d_k": [stats.d_k], "raw": [stats.dot_std]})
+        refill(cursor, {"label": [str(stats.d_k)], "y": [4.0]})
+        refill(bars, _bars(state))
+        keys = [f"k{j + 1}" for j in range(N_KEYS)]
+        refill(row, {"key": keys, "weight": stats.weights[0].tolist()})
+
+    return plots, show
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
+    d_k = ChoiceSlider(name="Key width d_k", options=list(SWEEP_D_KS), value=DEFAULT.d_k)
+    divisor = buttons("Divide the scores by", DIVISORS, DEFAULT.scaled)
+    resample = Resample(DEFAULT.seed)
+    plots, show = _plots()
     readout, message = pane(), pane()
     about = note(
         f"Each d_k: {N_DRAWS} draws of one query against {N_KEYS} keys, entries N(0, 1). "
@@ -138,73 +222,12 @@ def view() -> pn.viewable.Viewable:
     )
 
     def draw() -> None:
-        table = post_sweep(seed["value"])
-        try:
-            stats = table[(int(d_k.value), bool(divisor.value))]
-        except KeyError as err:  # a setting outside the sweep is shown like any refusal
-            raise ValueError(str(err)) from None
-        raw = [table[(d, False)] for d in SWEEP_D_KS]
-        scaled = [table[(d, True)] for d in SWEEP_D_KS]
-        chosen = SWEEP_D_KS.index(stats.d_k)
-        refill(
-            points,
-            {
-                "d_k": list(SWEEP_D_KS),
-                "raw": [s.dot_std for s in raw],
-                "scaled": [s.input_std for s in scaled],
-            },
-        )
-        refill(here, {"d_k": [stats.d_k], "raw": [stats.dot_std]})
-        refill(cursor, {"label": [str(stats.d_k)], "y": [4.0]})
-        edge = ["#ffffff"] * len(SWEEP_D_KS)
-        edge[chosen] = ACCENT
-        on, off = [1.0] * len(SWEEP_D_KS), [0.35] * len(SWEEP_D_KS)
-        refill(
-            bars,
-            {
-                "label": [str(d) for d in SWEEP_D_KS],
-                "raw": [max(s.median_peak, FLOOR) for s in raw],
-                "scaled": [max(s.median_peak, FLOOR) for s in scaled],
-                "raw_mean": [s.mean_peak for s in raw],
-                "scaled_mean": [s.mean_peak for s in scaled],
-                "raw_edge": edge if not stats.scaled else ["#ffffff"] * len(SWEEP_D_KS),
-                "scaled_edge": edge if stats.scaled else ["#ffffff"] * len(SWEEP_D_KS),
-                "raw_alpha": off if stats.scaled else on,
-                "scaled_alpha": on if stats.scaled else off,
-            },
-        )
-        refill(
-            row,
-            {
-                "key": [f"k{j + 1}" for j in range(N_KEYS)],
-                "weight": stats.weights[0].tolist(),
-            },
-        )
-        divided_by = f"√{stats.d_k} = {std_text(stats.expected_std)}" if stats.scaled else "1"
-        readout.object = readout_html(
-            [
-                ("divisor", "scores divided by", divided_by),
-                ("dot-std", "std of q·k (sampled)", std_text(stats.dot_std)),
-                ("sqrt-dk", "√d_k", std_text(stats.expected_std)),
-                ("median-peak", "median largest Jacobian entry", peak_text(stats.median_peak)),
-                ("mean-peak", "mean largest Jacobian entry", peak_text(stats.mean_peak)),
-                ("live-share", "draws with a live Jacobian", percent(stats.live_share)),
-                ("seed", "seed · draws", f"{seed['value']} · {integer(N_DRAWS)}"),
-            ]
-        )
+        state = State(int(d_k.value), bool(divisor.value), resample.seed)
+        show(state)
+        readout.object = readout_html(readouts(state))
 
     redraw = recompute(
         (d_k, divisor), message, draw, explain=lambda err: f"Cannot run the experiment: {err}"
     )
-
-    def new_seed(_event) -> None:
-        seed["value"] += 1
-        redraw()
-
-    resample.on_click(new_seed)
-    return frame(
-        [d_k, divisor, resample],
-        [spread_plot, peak_plot, row_plot],
-        pn.Column(readout, about, sizing_mode="stretch_width"),
-        message,
-    )
+    resample.redraws(redraw)
+    return frame([d_k, divisor, resample.button], plots, stacked(readout, about), message)
