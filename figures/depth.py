@@ -4,6 +4,8 @@ Two of the numbers are exact counts (layers x T, and layers); the third is a fac
 sets, raised to the power T. The figure labels which is which.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
@@ -19,7 +21,7 @@ from attention.depth import (
 )
 from attention.fixtures import GPT2_CONTEXT
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, note, plot, refill
+from figures.plots import integer_ticker, labelled_points, note, plot, refill
 from formatting import integer, num, power_of_ten
 
 TITLE = "How far back the gradient walks"
@@ -31,6 +33,41 @@ CAPTION = (
     "it while the attention path stays put, and the factor to the power T falls off the "
     "bottom of float64."
 )
+ENDS = np.array([1, MAX_T])  # the recurrent path is a straight line: its two ends draw it
+ALL_T = np.arange(1, MAX_T + 1)
+
+
+class State(NamedTuple):
+    """The three sliders' values."""
+
+    T: int
+    layers: int
+    factor: float
+
+
+def _powered(state: State) -> str:
+    """factor^T printed from its logarithm, so that it reads right below the smallest float64."""
+    return power_of_ten(log10_decay(state.factor, state.T), value=decay(state.factor, state.T))
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The two path lengths, each a count, and the reader's factor to the power T."""
+    rec, att = recurrent_depth(state.layers, state.T), attention_depth(state.layers)
+    return [
+        ("recurrent", "recurrent path: layers × T (count)", integer(rec)),
+        ("attention", "attention path: layers (count)", integer(att)),
+        ("decay", f"your factor ^ T: {num(state.factor, 2)}^{state.T}", _powered(state)),
+    ]
+
+
+def message(state: State) -> str:
+    """An explanation when factor^T rounds to 0 in float64, else nothing."""
+    if decay(state.factor, state.T) != 0.0:
+        return ""
+    return (
+        f"{num(state.factor, 2)}^{state.T} is below the smallest float64 and rounds "
+        "to 0; it is printed here from its logarithm."
+    )
 
 
 def _label_side(T: int) -> tuple[float, str]:
@@ -39,22 +76,46 @@ def _label_side(T: int) -> tuple[float, str]:
     return (-8.0, "right") if T > 0.75 * MAX_T else (8.0, "left")
 
 
+def _depth_columns(state: State) -> tuple[dict, dict]:
+    """The two depth lines against T, and the markers at the reader's T."""
+    rec, att = recurrent_depth(state.layers, state.T), attention_depth(state.layers)
+    dx, align = _label_side(state.T)
+    lines = {
+        "T": ENDS.tolist(),
+        "recurrent": [recurrent_depth(state.layers, int(t)) for t in ENDS],
+        "attention": [att, att],
+    }
+    here = {
+        "T": [state.T, state.T],
+        "depth": [rec, att],
+        "text": [integer(rec), integer(att)],
+        "color": [ACCENT, INK],
+        "dx": [dx, dx],
+        "align": [align, align],
+    }
+    return lines, here
+
+
+def _decay_columns(state: State) -> tuple[dict, dict]:
+    """factor^T's logarithm for every T, and the marker at the reader's T."""
+    dx, align = _label_side(state.T)
+    curve = {"T": ALL_T, "log10": log10_decay(state.factor, ALL_T)}
+    here = {
+        "T": [state.T],
+        "log10": [log10_decay(state.factor, state.T)],
+        "text": [_powered(state)],
+        "dx": [dx],
+        "align": [align],
+    }
+    return curve, here
+
+
 def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
     p = plot("Layers crossed, last token to first", height=260)
     p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
     p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
     p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
-    p.scatter(x="T", y="depth", source=here, size=9, color="color")
-    p.text(
-        x="T",
-        y="depth",
-        text="text",
-        source=here,
-        x_offset="dx",
-        text_align="align",
-        text_baseline="middle",
-        text_font_size="11px",
-    )
+    labelled_points(p, here, "T", "depth", "color")
     p.legend.location = "top_left"
     p.xaxis.axis_label = "sequence length T"
     p.yaxis.axis_label = "layers crossed (a count)"
@@ -65,22 +126,19 @@ def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
     p = plot("Your factor ^ T (log scale)", height=260)
     p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
     p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
-    p.scatter(x="T", y="log10", source=here, size=9, color=ACCENT)
-    p.text(
-        x="T",
-        y="log10",
-        text="text",
-        source=here,
-        x_offset="dx",
-        text_align="align",
-        text_baseline="middle",
-        text_font_size="11px",
-    )
+    labelled_points(p, here, "T", "log10", ACCENT)
     p.yaxis.ticker = integer_ticker()
     p.yaxis.formatter = PrintfTickFormatter(format="1e%d")
     p.xaxis.axis_label = "sequence length T"
     p.yaxis.axis_label = "factor^T"
     return p
+
+
+LEGEND = (
+    "<b>Counts</b> (exact integers, nothing measured): the recurrent path is layers × T, "
+    "the attention path is layers. <b>Your number</b>: the factor you set, raised to the "
+    f"power T. A sigmoid's slope is at most {num(sigmoid_slope(0.0), 2)}, its default."
+)
 
 
 def view() -> pn.viewable.Viewable:
@@ -94,57 +152,23 @@ def view() -> pn.viewable.Viewable:
     depth_here = ColumnDataSource(
         {"T": [], "depth": [], "text": [], "color": [], "dx": [], "align": []}
     )
-    ends = np.array([1, MAX_T])
-    curve = ColumnDataSource({"T": np.arange(1, MAX_T + 1), "log10": np.zeros(MAX_T)})
+    curve = ColumnDataSource({"T": ALL_T, "log10": np.zeros(MAX_T)})
     decay_here = ColumnDataSource({"T": [], "log10": [], "text": [], "dx": [], "align": []})
     depth_plot = _depth_plot(lines, depth_here)
     decay_plot = _decay_plot(curve, decay_here)
-    readout, message = pane(), pane()
-    legend = note(
-        "<b>Counts</b> (exact integers, nothing measured): the recurrent path is layers × T, "
-        "the attention path is layers. <b>Your number</b>: the factor you set, raised to the "
-        f"power T. A sigmoid's slope is at most {num(sigmoid_slope(0.0), 2)}, its default."
-    )
+    readout, banner = pane(), pane()
+    legend = note(LEGEND)
 
-    def draw() -> str | None:
-        rec, att = recurrent_depth(layers.value, T.value), attention_depth(layers.value)
-        rec_line = [recurrent_depth(layers.value, int(t)) for t in ends]
-        log_curve = log10_decay(factor.value, np.arange(1, MAX_T + 1))
-        log_here = log10_decay(factor.value, T.value)
-        value = decay(factor.value, T.value)
-        powered = power_of_ten(log_here, value=value)
-        refill(lines, {"T": ends.tolist(), "recurrent": rec_line, "attention": [att, att]})
-        dx, align = _label_side(T.value)
-        refill(
-            depth_here,
-            {
-                "T": [T.value, T.value],
-                "depth": [rec, att],
-                "text": [integer(rec), integer(att)],
-                "color": [ACCENT, INK],
-                "dx": [dx, dx],
-                "align": [align, align],
-            },
-        )
-        refill(curve, {"T": np.arange(1, MAX_T + 1), "log10": log_curve})
-        refill(
-            decay_here,
-            {"T": [T.value], "log10": [log_here], "text": [powered], "dx": [dx], "align": [align]},
-        )
-        readout.object = readout_html(
-            [
-                ("recurrent", "recurrent path: layers × T (count)", integer(rec)),
-                ("attention", "attention path: layers (count)", integer(att)),
-                ("decay", f"your factor ^ T: {num(factor.value, 2)}^{T.value}", powered),
-            ]
-        )
-        if value == 0.0:
-            return message_html(
-                f"{num(factor.value, 2)}^{T.value} is below the smallest float64 and rounds "
-                "to 0; it is printed here from its logarithm.",
-                kind="info",
-            )
-        return None
+    def draw() -> str:
+        state = State(T.value, layers.value, factor.value)
+        depth_lines, depth_marks = _depth_columns(state)
+        refill(lines, depth_lines)
+        refill(depth_here, depth_marks)
+        decay_curve, decay_marks = _decay_columns(state)
+        refill(curve, decay_curve)
+        refill(decay_here, decay_marks)
+        readout.object = readout_html(readouts(state))
+        return message_html(message(state), kind="info")
 
-    recompute((T, layers, factor), message, draw)
-    return frame([T, layers, factor], [depth_plot, decay_plot], readout, pn.Column(message, legend))
+    recompute((T, layers, factor), banner, draw)
+    return frame([T, layers, factor], [depth_plot, decay_plot], readout, pn.Column(banner, legend))

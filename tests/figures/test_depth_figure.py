@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from figures import depth
-from formatting import integer, power_of_ten, sci
+from formatting import integer, num, power_of_ten, sci
 from tests.figures.probe import messages, readouts, widgets
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
@@ -112,3 +112,33 @@ def test_value_labels_stay_inside_the_plot_at_long_sequences():
     assert len(sources) == 2 and all(set(s.data["align"]) == {"right"} for s in sources)
     widgets(view)["Sequence length T"].value = 100
     assert all(set(s.data["align"]) == {"left"} for s in sources)
+
+
+# --- the readouts and the message as functions of the sliders, without Panel ---------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    T=st.integers(1, depth.MAX_T),
+    layers=st.integers(1, depth.MAX_LAYERS),
+    factor=st.integers(1, 100).map(lambda k: k / 100),
+)
+def test_the_readouts_are_the_cores_numbers(T, layers, factor):
+    shown = depth.readouts(depth.State(T, layers, factor))
+    assert {key: text for key, _, text in shown} == expected(T, layers, factor)
+    assert shown[2][1] == f"your factor ^ T: {num(factor, 2)}^{T}"
+
+
+def test_the_message_speaks_only_of_an_underflow():
+    assert depth.message(depth.State(100, 5, 0.25)) == ""
+    assert depth.message(depth.State(depth.MAX_T, 5, 1.0)) == ""
+    text = depth.message(depth.State(depth.MAX_T, 5, 0.01))
+    assert text.startswith("0.01^1024 is below the smallest float64")
+
+
+def test_the_view_shows_what_the_functions_say():
+    view = depth.view()
+    set_controls(view, 700, 12, 0.37)
+    state = depth.State(700, 12, 0.37)
+    assert readouts(view) == {key: text for key, _, text in depth.readouts(state)}
+    assert messages(view) == ([depth.message(state)] if depth.message(state) else [])
