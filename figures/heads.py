@@ -7,7 +7,9 @@ width) and at the same output width (parameters). The weights are ``nn.Linear``'
 values after seed 123, as the book constructs ``MultiHeadAttention``, generated in numpy.
 """
 
+from collections.abc import Callable
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import panel as pn
@@ -27,8 +29,8 @@ from attention.heads import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, note, plot, refill
-from figures.widgets import button
+from figures.plots import integer_ticker, note, plot, refill, stacked
+from figures.widgets import Presets, button
 from formatting import integer, root_text, shape_text
 
 TITLE = "One matrix, sliced into stripes"
@@ -80,6 +82,92 @@ def stripes_rgba(W: np.ndarray, columns: list[tuple[int, int]] | None) -> np.nda
     return np.ascontiguousarray(rgba.round().astype(np.uint8)).view(np.uint32)[..., 0]
 
 
+class State(NamedTuple):
+    """The three size boxes; a box the reader has emptied is None."""
+
+    d_in: int | None = BOOK_D_IN
+    d_out: int | None = BOOK_D_OUT
+    heads: int | None = BOOK_HEADS
+
+
+DEFAULT = State()
+
+
+def sizes(state: State) -> tuple[int, int, int]:
+    """d_in, d_out and num_heads as integers; ValueError saying what is missing or too large."""
+    if any(s is None for s in state):
+        raise ValueError("d_in, d_out and num_heads each need a value.")
+    n_in, n_out, H = (int(s) for s in state)
+    if not all(1 <= s <= MAX_SIZE for s in (n_in, n_out, H)):
+        raise ValueError(
+            f"d_in, d_out and num_heads must each be between 1 and {integer(MAX_SIZE)}; "
+            f"got {integer(n_in)}, {integer(n_out)} and {integer(H)}."
+        )
+    return n_in, n_out, H
+
+
+def columns(state: State) -> list[tuple[int, int]] | None:
+    """Each head's block of W_query's columns, or None when num_heads does not divide d_out."""
+    _, n_out, H = sizes(state)
+    try:
+        return head_columns(n_out, H)
+    except ValueError:
+        return None
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The readout rows for ``state``: head_dim, the divisor, the two classes side by side."""
+    n_in, n_out, H = sizes(state)
+    if columns(state) is None:
+        return [("head-dim", "head_dim = d_out / num_heads", "not a whole number")]
+    hd = head_dim(n_out, H)
+    wrapper_shape, split_shape = output_shapes(BOOK_BATCH, T, n_out, H)
+    counts = param_counts(n_in, n_out, H)
+    return [
+        ("head-dim", "head_dim = d_out / num_heads", integer(hd)),
+        ("divisor", "scores divided by √head_dim", f"√{hd} = {root_text(score_divisor(n_out, H))}"),
+        ("not-divisor", "not by √d_out", f"√{n_out} = {root_text(score_divisor(n_out, 1))}"),
+        ("wrapper-shape", "wrapper output, same arguments", shape_text(wrapper_shape)),
+        ("split-shape", "split class output", shape_text(split_shape)),
+        ("wrapper-params", "wrapper Q, K, V parameters at width d_out", integer(counts.wrapper)),
+        ("split-params", "split class Q, K, V parameters", integer(counts.split)),
+        (
+            "matmuls",
+            "projection matmuls: wrapper vs split",
+            f"{counts.wrapper_matmuls} vs {counts.split_matmuls}",
+        ),
+    ]
+
+
+def trace(state: State) -> list[tuple[str, str, str]]:
+    """The shape after every step of the split class, as readout rows; none without a split."""
+    if columns(state) is None:
+        return []
+    steps = shape_trace(BOOK_BATCH, T, *sizes(state))
+    return [(f"trace-{k + 1}", step, shape_text(shape)) for k, (step, shape) in enumerate(steps)]
+
+
+def message(state: State) -> str:
+    """Why ``state`` cannot be drawn or split, or nothing when it can."""
+    try:
+        _, n_out, H = sizes(state)
+        head_columns(n_out, H)
+    except ValueError as err:
+        return str(err)
+    return ""
+
+
+def legend_html(state: State) -> str:
+    """The note under the stripes: which rows of which matrix are drawn."""
+    n_in, n_out, _ = sizes(state)
+    rows = min(n_in, MAX_ROWS)
+    shown_rows = f"rows 1–{rows} of {integer(n_in)}" if n_in > rows else "every row"
+    return (
+        f'<p class="fig-note">W_query ({integer(n_in)} × {integer(n_out)}), {shown_rows}; '
+        f"nn.Linear's initial weights after seed {SEED_3_4}. Darker = larger |weight|.</p>"
+    )
+
+
 def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: ColumnDataSource):
     p = plot("W_query, columns coloured by head", height=220)
     p.x_range, p.y_range = Range1d(0, 1), Range1d(0, 1)
@@ -103,128 +191,63 @@ def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: Colu
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
-    # No start/end on the boxes: the browser would drop an out-of-range entry without a word,
-    # so every entry reaches draw(), which says what the range is.
-    d_in = pn.widgets.IntInput(name="d_in", value=BOOK_D_IN, width=110)
-    d_out = pn.widgets.IntInput(name="d_out", value=BOOK_D_OUT, width=110)
-    heads = pn.widgets.IntInput(name="num_heads", value=BOOK_HEADS, width=110)
-    book = button("Book toy (3, 2, 2 heads)")
-    gpt2 = button("GPT-2 small (768, 768, 12 heads)")
+def _plots() -> tuple[list, Callable[[State], None]]:
+    """The stripes of W_query, and the function that draws a state's split on them."""
     image = ColumnDataSource({"image": [], "dw": [], "dh": []})
     bounds = ColumnDataSource({"x": [], "top": []})
     labels = ColumnDataSource({"x": [], "y": [], "text": []})
     stripe_plot = _stripe_plot(image, bounds, labels)
-    readout, trace, message = pane(), pane(), pane()
-    legend = note("")
-    loading = {"preset": False}
 
-    def draw() -> str | None:
-        sizes = (d_in.value, d_out.value, heads.value)
-        if any(s is None for s in sizes):
-            raise ValueError("d_in, d_out and num_heads each need a value.")
-        n_in, n_out, H = (int(s) for s in sizes)
-        if not all(1 <= s <= MAX_SIZE for s in (n_in, n_out, H)):
-            raise ValueError(
-                f"d_in, d_out and num_heads must each be between 1 and {integer(MAX_SIZE)}; "
-                f"got {integer(n_in)}, {integer(n_out)} and {integer(H)}."
-            )
-        W = query_weights(n_in, n_out)
-        try:
-            columns = head_columns(n_out, H)
-        except ValueError as err:
-            columns = None
-            split_error = str(err)
-        rows = min(n_in, MAX_ROWS)
-        refill(image, {"image": [stripes_rgba(W, columns)], "dw": [n_out], "dh": [rows]})
+    def show(state: State) -> None:
+        n_in, n_out, _ = sizes(state)
+        split, rows = columns(state), min(n_in, MAX_ROWS)
+        stripes = stripes_rgba(query_weights(n_in, n_out), split)
+        refill(image, {"image": [stripes], "dw": [n_out], "dh": [rows]})
         stripe_plot.x_range.end, stripe_plot.y_range.end = n_out, rows * 1.18
-        starts = [start for start, _ in (columns or [])[1:]]
+        starts = [start for start, _ in (split or [])[1:]]
         refill(bounds, {"x": starts, "top": [rows] * len(starts)})
-        show = columns is not None and len(columns) <= len(HEAD_COLORS)
+        named = split if split is not None and len(split) <= len(HEAD_COLORS) else []
         refill(
             labels,
             {
-                "x": [(a + b) / 2 for a, b in columns] if show else [],
-                "y": [rows * 1.01] * len(columns) if show else [],
-                "text": [f"head {h + 1}" for h in range(len(columns))] if show else [],
+                "x": [(a + b) / 2 for a, b in named],
+                "y": [rows * 1.01] * len(named),
+                "text": [f"head {h + 1}" for h in range(len(named))],
             },
         )
-        shown_rows = f"rows 1–{rows} of {integer(n_in)}" if n_in > rows else "every row"
-        legend.object = (
-            f'<p class="fig-note">W_query ({integer(n_in)} × {integer(n_out)}), {shown_rows}; '
-            f"nn.Linear's initial weights after seed {SEED_3_4}. Darker = larger |weight|.</p>"
-        )
-        if columns is None:  # the stripes are drawn, unsplit: the split is refused
-            readout.object = readout_html(
-                [("head-dim", "head_dim = d_out / num_heads", "not a whole number")]
-            )
-            trace.object = ""
-            return message_html(split_error)
-        hd = head_dim(n_out, H)
-        wrapper_shape, split_shape = output_shapes(BOOK_BATCH, T, n_out, H)
-        counts = param_counts(n_in, n_out, H)
-        readout.object = readout_html(
-            [
-                ("head-dim", "head_dim = d_out / num_heads", integer(hd)),
-                (
-                    "divisor",
-                    "scores divided by √head_dim",
-                    f"√{hd} = {root_text(score_divisor(n_out, H))}",
-                ),
-                (
-                    "not-divisor",
-                    "not by √d_out",
-                    f"√{n_out} = {root_text(score_divisor(n_out, 1))}",
-                ),
-                ("wrapper-shape", "wrapper output, same arguments", shape_text(wrapper_shape)),
-                ("split-shape", "split class output", shape_text(split_shape)),
-                (
-                    "wrapper-params",
-                    "wrapper Q, K, V parameters at width d_out",
-                    integer(counts.wrapper),
-                ),
-                ("split-params", "split class Q, K, V parameters", integer(counts.split)),
-                (
-                    "matmuls",
-                    "projection matmuls: wrapper vs split",
-                    f"{counts.wrapper_matmuls} vs {counts.split_matmuls}",
-                ),
-            ]
-        )
-        trace.object = readout_html(
-            [
-                (f"trace-{k + 1}", step, shape_text(shape))
-                for k, (step, shape) in enumerate(shape_trace(BOOK_BATCH, T, n_in, n_out, H))
-            ]
-        )
-        return None
 
-    redraw = recompute((), message, draw)
+    return [stripe_plot], show
 
-    def on_size(*_events) -> None:
-        if not loading["preset"]:  # a preset sets all three sizes, then draws once
-            redraw()
 
-    def load(preset: str) -> None:
-        loading["preset"] = True
-        d_in.value, d_out.value, heads.value = PRESETS[preset]
-        loading["preset"] = False
-        redraw()
+def view() -> pn.viewable.Viewable:
+    """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
+    # No start/end on the boxes: the browser would drop an out-of-range entry without a word,
+    # so every entry reaches draw(), which says what the range is.
+    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, width=110)
+    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, width=110)
+    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, width=110)
+    book = button("Book toy (3, 2, 2 heads)")
+    gpt2 = button("GPT-2 small (768, 768, 12 heads)")
+    plots, show = _plots()
+    readout, shapes, message_pane = pane(), pane(), pane()
+    legend = note("")
 
-    for widget in (d_in, d_out, heads):
-        widget.param.watch(on_size, "value")
-    book.on_click(lambda _event: load("book"))
-    gpt2.on_click(lambda _event: load("gpt2"))
+    def draw() -> str:
+        state = State(d_in.value, d_out.value, heads.value)
+        show(state)
+        legend.object = legend_html(state)
+        readout.object = readout_html(readouts(state))
+        steps = trace(state)
+        shapes.object = readout_html(steps) if steps else ""
+        return message_html(message(state))
+
+    sizes_boxes = Presets((d_in, d_out, heads), recompute((), message_pane, draw))
+    book.on_click(lambda _event: sizes_boxes.load(*PRESETS["book"]))
+    gpt2.on_click(lambda _event: sizes_boxes.load(*PRESETS["gpt2"]))
+    shape_note = note("<b>Shape trace</b> of the split class, batch of two:")
     return frame(
         [d_in, d_out, heads, book, gpt2],
-        [stripe_plot],
-        pn.Column(
-            legend,
-            readout,
-            note("<b>Shape trace</b> of the split class, batch of two:"),
-            trace,
-            sizing_mode="stretch_width",
-        ),
-        message,
+        plots,
+        stacked(legend, readout, shape_note, shapes),
+        message_pane,
     )
