@@ -6,6 +6,8 @@ distance it would move if the weights went flat. The right panel is each row's e
 against the ceiling log2 T.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, LabelSet, Range1d, Span
@@ -24,16 +26,52 @@ from attention.analysis import (
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, choice, note, plot, refill
+from figures.plots import TOKEN_COLORS, bar_chart, choice, note, outline, plot, refill
 from formatting import num, percent, vec
 
 TITLE = "Softmax weights against a flat average"
+T = len(TOKENS)
 CAPTION = (
-    f"Switch the weights between softmax and a flat 1/{len(TOKENS)} each. The six context "
-    "vectors barely "
+    f"Switch the weights between softmax and a flat 1/{T} each. The six context vectors barely "
     "move, because they were already huddled around the average; the entropies sit just "
     "under the ceiling."
 )
+FLAT = f"flat: 1/{T} each"
+HINT = (
+    "The plane is where the six inputs spread most; × marks the flat average, and each "
+    "grey line is how far a context vector moves when the weights go flat. A context "
+    "vector (diamond) has its token's colour; point at one in the close-up for its name."
+)
+
+
+class State(NamedTuple):
+    """The weights switch: softmax, or flat (1/T each)."""
+
+    flat: bool
+
+
+def weights(state: State) -> np.ndarray:
+    """The (T, T) weights the context vectors are built with."""
+    return flat_weights(T) if state.flat else attend(book_inputs())[1]
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """How far the context vectors sit from the flat average, how spread, how uncertain."""
+    X, W = book_inputs(), weights(state)
+    Z = context(W, X)
+    shift = context_shift(W, X)
+    nearest = nearest_input(Z, X)
+    return [
+        ("shift", "distance each context vector moves to flat", vec(shift, 3)),
+        ("max_shift", "largest move", num(np.max(shift), 3)),
+        ("spread_inputs", "inputs: mean distance apart", num(mean_pairwise_distance(X))),
+        ("spread_context", "context vectors: mean distance apart", num(mean_pairwise_distance(Z))),
+        ("ratio", "context spread / input spread", percent(spread_ratio(Z, X))),
+        ("nearest", "nearest input to each context vector", ", ".join(TOKENS[j] for j in nearest)),
+        ("entropy", "row entropies (bits)", vec(entropy_bits(W), 3)),
+        ("ceiling", f"ceiling log₂ {T}", num(max_entropy_bits(T), 3)),
+        ("range", "largest weight / smallest weight", num(dynamic_range(W), 3)),
+    ]
 
 
 def _label_sides(P: np.ndarray, near: float) -> tuple[list[float], list[str]]:
@@ -58,6 +96,58 @@ def _labels(source: ColumnDataSource) -> LabelSet:
         text_font_size="11px",
         text_color=INK,
     )
+
+
+def _flat_average() -> np.ndarray:
+    """The flat average (every context vector under flat weights) in the plane, as (1, 2)."""
+    X = book_inputs()
+    return plane_coordinates(context(flat_weights(T), X)[:1], X)
+
+
+def _inputs_columns() -> dict:
+    """The inputs in the plane, each labelled with its token on the side that stays clear."""
+    P = plane_coordinates(book_inputs(), book_inputs())
+    dx, align = _label_sides(P, near=0.1)
+    return {
+        "x": P[:, 0],
+        "y": P[:, 1],
+        "label": list(TOKENS),
+        "color": list(TOKEN_COLORS),
+        "dx": dx,
+        "align": align,
+    }
+
+
+def _outputs_columns(state: State) -> dict:
+    """The context vectors in the plane, each joined to the flat average."""
+    X = book_inputs()
+    Q = plane_coordinates(context(weights(state), X), X)
+    centre = _flat_average()
+    return {
+        "x": Q[:, 0],
+        "y": Q[:, 1],
+        "cx": np.repeat(centre[:, 0], T),
+        "cy": np.repeat(centre[:, 1], T),
+        "color": list(TOKEN_COLORS),
+        "label": list(TOKENS),
+    }
+
+
+def _rows_columns(entropy: np.ndarray) -> dict:
+    """One bar per row of the weights: its entropy in bits."""
+    return {
+        "label": list(TOKENS),
+        "entropy": entropy.tolist(),
+        "color": list(TOKEN_COLORS),
+        **outline([False] * T),
+    }
+
+
+def _close_up_reach() -> float:
+    """The close-up's half width, one scale for both settings: a little beyond softmax's
+    largest move."""
+    X = book_inputs()
+    return 1.25 * float(np.max(context_shift(attend(X)[1], X)))
 
 
 def _plane_plot(
@@ -89,45 +179,10 @@ def _plane_plot(
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a softmax/flat switch, the plane of inputs and outputs, row entropies."""
-    X = book_inputs()
-    T = X.shape[0]
-    _, softmax_weights, _ = attend(X)
+def _entropy_plot(rows: ColumnDataSource):
+    """Each row's entropy against the ceiling log2 T, dashed."""
     ceiling = max_entropy_bits(T)
-    flat_label = f"flat: 1/{T} each"
-    mode, mode_control = choice("Weights", ["softmax", flat_label], "softmax")
-    P = plane_coordinates(X, X)
-    centre_xy = plane_coordinates(context(flat_weights(T), X)[:1], X)
-    dx, align = _label_sides(P, near=0.1)
-    inputs = ColumnDataSource(
-        {
-            "x": P[:, 0],
-            "y": P[:, 1],
-            "label": list(TOKENS),
-            "color": list(TOKEN_COLORS),
-            "dx": dx,
-            "align": align,
-        }
-    )
-    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": [], "label": []})
-    centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
-    rows = ColumnDataSource(
-        {
-            "label": list(TOKENS),
-            "entropy": [0.0] * T,
-            "color": list(TOKEN_COLORS),
-            "edge": ["#ffffff"] * T,
-            "edge_width": [1.0] * T,
-        }
-    )
-    plane_plot = _plane_plot(
-        "Inputs (circles), context vectors (diamonds)", inputs, outputs, centre
-    )
-    # The close-up keeps one scale for both settings: a little wider than softmax's largest move.
-    reach = 1.25 * float(np.max(context_shift(softmax_weights, X)))
-    close_plot = _plane_plot("Close-up around the flat average ×", inputs, outputs, centre, reach)
-    entropy_plot = bar_chart(
+    p = bar_chart(
         f"Row entropy in bits (ceiling log₂ {T} = {num(ceiling, 3)})",
         rows,
         TOKENS,
@@ -135,60 +190,40 @@ def view() -> pn.viewable.Viewable:
         "bits",
         tooltips=[("row", "@label"), ("entropy", "@entropy{0.000} bits")],
     )
-    entropy_plot.y_range.start = 0
-    entropy_plot.add_layout(
+    p.y_range.start = 0
+    p.add_layout(
         Span(
             location=ceiling, dimension="width", line_color=ACCENT, line_dash="dashed", line_width=2
         )
     )
-    readout, message = pane(), pane()
-    hint = note(
-        "The plane is where the six inputs spread most; × marks the flat average, and each "
-        "grey line is how far a context vector moves when the weights go flat. A context "
-        "vector (diamond) has its token's colour; point at one in the close-up for its name."
+    return p
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: a softmax/flat switch, the plane of inputs and outputs, row entropies."""
+    mode, mode_control = choice("Weights", ["softmax", FLAT], "softmax")
+    inputs = ColumnDataSource(_inputs_columns())
+    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": [], "label": []})
+    centre_xy = _flat_average()
+    centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
+    rows = ColumnDataSource(_rows_columns(np.zeros(T)))
+    plane_plot = _plane_plot(
+        "Inputs (circles), context vectors (diamonds)", inputs, outputs, centre
     )
+    close_plot = _plane_plot(
+        "Close-up around the flat average ×", inputs, outputs, centre, _close_up_reach()
+    )
+    entropy_plot = _entropy_plot(rows)
+    readout, banner = pane(), pane()
+    hint = note(HINT)
 
     def draw() -> None:
-        weights = softmax_weights if mode.value == "softmax" else flat_weights(T)
-        Z = context(weights, X)
-        shift = context_shift(weights, X)
-        h = entropy_bits(weights)
-        spread_x, spread_z = mean_pairwise_distance(X), mean_pairwise_distance(Z)
-        ratio = spread_ratio(Z, X)
-        nearest = nearest_input(Z, X)
-        span = dynamic_range(weights)
-        Q = plane_coordinates(Z, X)
-        refill(
-            outputs,
-            {
-                "x": Q[:, 0],
-                "y": Q[:, 1],
-                "cx": np.repeat(centre_xy[:, 0], T),
-                "cy": np.repeat(centre_xy[:, 1], T),
-                "color": list(TOKEN_COLORS),
-                "label": list(TOKENS),
-            },
-        )
-        refill(rows, {**rows.data, "entropy": h.tolist()})
-        readout.object = readout_html(
-            [
-                ("shift", "distance each context vector moves to flat", vec(shift, 3)),
-                ("max_shift", "largest move", num(np.max(shift), 3)),
-                ("spread_inputs", "inputs: mean distance apart", num(spread_x)),
-                ("spread_context", "context vectors: mean distance apart", num(spread_z)),
-                ("ratio", "context spread / input spread", percent(ratio)),
-                (
-                    "nearest",
-                    "nearest input to each context vector",
-                    ", ".join(TOKENS[j] for j in nearest),
-                ),
-                ("entropy", "row entropies (bits)", vec(h, 3)),
-                ("ceiling", f"ceiling log₂ {T}", num(ceiling, 3)),
-                ("range", "largest weight / smallest weight", num(span, 3)),
-            ]
-        )
+        state = State(flat=mode.value == FLAT)
+        refill(outputs, _outputs_columns(state))
+        refill(rows, _rows_columns(entropy_bits(weights(state))))
+        readout.object = readout_html(readouts(state))
 
-    recompute([mode], message, draw)
+    recompute([mode], banner, draw)
     return frame(
-        [mode_control], [plane_plot, close_plot, entropy_plot], readout, pn.Column(message, hint)
+        [mode_control], [plane_plot, close_plot, entropy_plot], readout, pn.Column(banner, hint)
     )

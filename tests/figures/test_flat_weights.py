@@ -89,3 +89,24 @@ def test_a_label_moves_left_of_its_point_when_a_neighbour_crowds_its_right():
     P = np.array([[0.19, -0.07], [0.22, -0.06], [-0.6, -0.25]])
     dx, align = figure._label_sides(P, near=0.1)
     assert align == ["right", "left", "left"] and dx == [-7.0, 7.0, 7.0]
+
+
+# --- the readouts as a function of the switch, without Panel -------------------------------
+
+
+def test_the_readouts_are_the_cores_numbers_for_both_settings():
+    softmax_state, flat_state = figure.State(flat=False), figure.State(flat=True)
+    np.testing.assert_array_equal(figure.weights(softmax_state), attend(book_inputs())[1])
+    np.testing.assert_array_equal(figure.weights(flat_state), np.full((6, 6), 1 / 6))
+    for state in (softmax_state, flat_state):
+        shown = {key: text for key, _, text in figure.readouts(state)}
+        assert shown == expected(figure.weights(state))
+    flat = {key: text for key, _, text in figure.readouts(flat_state)}
+    assert (flat["max_shift"], flat["ratio"], flat["range"]) == ("0.000", "0.0%", "1.000")
+
+
+def test_the_view_shows_what_the_function_says():
+    view = figure.view()
+    switch = widgets(view)["Weights"]
+    switch.value = figure.FLAT
+    assert readouts(view) == {key: text for key, _, text in figure.readouts(figure.State(True))}
