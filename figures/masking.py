@@ -8,6 +8,9 @@ scores shows that a zero score is not a zero weight.
 """
 
 import re
+from collections.abc import Callable
+from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import panel as pn
@@ -27,7 +30,7 @@ from attention.masking import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot, refill
+from figures.plots import heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import buttons
 from formatting import noise_text, num, vec
 
@@ -71,6 +74,101 @@ def grid_text(values: np.ndarray, digits: int = 4) -> list[str]:
     return [num(v, digits) for v in values.ravel()]
 
 
+class Routes(NamedTuple):
+    """Section 3.5's scores through both routes, for either fill of the future."""
+
+    d_k: int
+    naive: list[tuple[str, np.ndarray]]  # (stage name, (T, T) grid) per step
+    efficient: dict[str, list[tuple[str, np.ndarray]]]  # by fill: "-inf" or "zero"
+    difference: dict[str, np.ndarray]  # by fill: naive − efficient final weights, (T, T)
+
+
+@lru_cache(maxsize=1)
+def routes() -> Routes:
+    """Every stage of both routes: the scores are fixed, so they are computed once."""
+    scores, d_k = book_scores()  # Q K^T, section 3.5
+    return Routes(
+        d_k,
+        naive_stages(scores, d_k),
+        {"-inf": efficient_stages(scores, d_k), "zero": zero_mask_stages(scores, d_k)},
+        {"-inf": mask_difference(scores, d_k), "zero": zero_mask_difference(scores, d_k)},
+    )
+
+
+N_STEPS = len(routes().naive)  # the naive route's stages, the step slider's end
+
+
+class State(NamedTuple):
+    """The figure's controls: the step reached, what fills the future, the typed row."""
+
+    step: int = N_STEPS
+    fill: str = "-inf"
+    row_text: str = ", ".join(num(s, 1) for s in COUNTEREXAMPLE_SCORES)
+
+
+DEFAULT = State()
+
+
+def stages(state: State) -> tuple[str, np.ndarray, str, np.ndarray]:
+    """The naive and the efficient route at ``state``'s step: each stage's name and grid.
+
+    The efficient route has fewer steps; past its end it stays on its last stage.
+    """
+    naive, route = routes().naive, routes().efficient[state.fill]
+    naive_name, naive_grid = naive[state.step - 1]
+    fast_name, fast_grid = route[min(state.step, len(route)) - 1]
+    return naive_name, naive_grid, fast_name, fast_grid
+
+
+def titles(state: State) -> tuple[str, str]:
+    """The two route heatmaps' titles: which step each shows."""
+    naive_name, _, fast_name, _ = stages(state)
+    route = routes().efficient[state.fill]
+    fast_step = min(state.step, len(route))
+    done = " (done)" if state.step >= len(route) else ""
+    return (
+        f"naive · step {state.step} of {N_STEPS}: {naive_name}",
+        f"efficient · step {fast_step}: {fast_name}{done}",
+    )
+
+
+def typed_weights(state: State) -> tuple[np.ndarray, np.ndarray]:
+    """The typed row of scores and its softmax; ValueError saying what is wrong with the row."""
+    row = parse_scores(state.row_text)
+    with np.errstate(over="ignore"):  # ±1e308 rows: the gap overflows to a 0 weight
+        return row, softmax(row)
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The readout rows for ``state``: both stages, their difference, the typed row's softmax."""
+    naive_name, _, fast_name, _ = stages(state)
+    difference = routes().difference[state.fill]
+    final = routes().efficient[state.fill][-1][1]
+    try:
+        counterexample = vec(typed_weights(state)[1])
+    except ValueError:  # the grids are still drawn: only the row is refused
+        counterexample = "—"
+    return [
+        ("naive-stage", "naive route, this step", naive_name),
+        ("efficient-stage", "efficient route, this step", fast_name),
+        ("max-difference", "largest |naive − efficient|", noise_text(np.max(np.abs(difference)))),
+        ("row-1", "row 1 (efficient route)", vec(final[0])),
+        ("row-2", "row 2", vec(final[1])),
+        ("row-3", "row 3", vec(final[2])),
+        ("leak", f"weight {TOKENS[0]} gives to the future", num(leaked_weight(final)[0])),
+        ("counterexample", "softmax of your row", counterexample),
+    ]
+
+
+def message(state: State) -> str:
+    """What is wrong with the typed row, or nothing."""
+    try:
+        typed_weights(state)
+    except ValueError as err:
+        return f"Your row of scores: {err}"
+    return ""
+
+
 def _show(source, mapper, values: np.ndarray, text: list[str]) -> None:
     """Fill one heatmap: −∞ cells drawn blank, the colour scale spanning the finite values."""
     finite = np.where(np.isfinite(values), values, np.nan)
@@ -98,69 +196,27 @@ def _counter_plot(bars: ColumnDataSource):
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: step slider, mask switch, score row; naive, efficient, difference, row."""
-    scores, d_k = book_scores()  # Q K^T, section 3.5
-    naive = naive_stages(scores, d_k)
-    routes = {"-inf": efficient_stages(scores, d_k), "zero": zero_mask_stages(scores, d_k)}
-    differences = {"-inf": mask_difference(scores, d_k), "zero": zero_mask_difference(scores, d_k)}
-    n_steps = len(naive)
-
-    step = pn.widgets.IntSlider(name="Step", start=1, end=n_steps, value=n_steps)
-    fill = buttons("Future scores set to", FILLS, "-inf")
-    row_text = pn.widgets.TextInput(
-        name="Scores to softmax", value=", ".join(num(s, 1) for s in COUNTEREXAMPLE_SCORES)
-    )
+def _plots() -> tuple[list, Callable[[State], None]]:
+    """Both routes, their difference and the typed row's bars, and the function that draws."""
     naive_plot, naive_src, naive_map = heatmap("naive", TOKENS, TOKENS)
     fast_plot, fast_src, fast_map = heatmap("efficient", TOKENS, TOKENS)
     diff_plot, diff_src, diff_map = heatmap("naive − efficient (final weights)", TOKENS, TOKENS)
     bars = ColumnDataSource({"label": [], "weight": [], "text": [], "color": []})
     counter_plot = _counter_plot(bars)
-    readout, message = pane(), pane()
-    weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {d_k}.")
 
-    def draw() -> str | None:
-        k = int(step.value) - 1
-        route = routes[fill.value]
-        naive_name, naive_grid = naive[k]
-        fast_name, fast_grid = route[min(k, len(route) - 1)]
-        done = " (done)" if k >= len(route) - 1 else ""
-        naive_plot.title.text = f"naive · step {k + 1} of {n_steps}: {naive_name}"
-        fast_plot.title.text = f"efficient · step {min(k, len(route) - 1) + 1}: {fast_name}{done}"
+    def show(state: State) -> None:
+        _, naive_grid, _, fast_grid = stages(state)
+        naive_plot.title.text, fast_plot.title.text = titles(state)
         _show(naive_src, naive_map, naive_grid, grid_text(naive_grid))
         _show(fast_src, fast_map, fast_grid, grid_text(fast_grid))
-        difference = differences[fill.value]
+        difference = routes().difference[state.fill]
         diff_map.low, diff_map.high = 0.0, max(float(np.max(np.abs(difference))), 1e-300)
-        refill(
-            diff_src,
-            heatmap_data(
-                np.abs(difference),
-                [noise_text(v) for v in difference.ravel()],
-                low=0.0,
-                high=diff_map.high,
-            ),
-        )
-        final = route[-1][1]
-        items = [
-            ("naive-stage", "naive route, this step", naive_name),
-            ("efficient-stage", "efficient route, this step", fast_name),
-            (
-                "max-difference",
-                "largest |naive − efficient|",
-                noise_text(np.max(np.abs(difference))),
-            ),
-            ("row-1", "row 1 (efficient route)", vec(final[0])),
-            ("row-2", "row 2", vec(final[1])),
-            ("row-3", "row 3", vec(final[2])),
-            ("leak", f"weight {TOKENS[0]} gives to the future", num(leaked_weight(final)[0])),
-        ]
+        text = [noise_text(v) for v in difference.ravel()]
+        refill(diff_src, heatmap_data(np.abs(difference), text, low=0.0, high=diff_map.high))
         try:
-            row = parse_scores(row_text.value)
-            with np.errstate(over="ignore"):  # ±1e308 rows: the gap overflows to a 0 weight
-                weights = softmax(row)
-        except ValueError as err:  # the grids above are still drawn: only the row is refused
-            readout.object = readout_html([*items, ("counterexample", "softmax of your row", "—")])
-            return message_html(f"Your row of scores: {err}")
+            row, weights = typed_weights(state)
+        except ValueError:  # the bars keep the last row that could be drawn
+            return
         labels = [f"s{j + 1}" for j in range(len(row))]
         counter_plot.x_range.factors = labels
         refill(
@@ -172,15 +228,24 @@ def view() -> pn.viewable.Viewable:
                 "color": [ACCENT if s == 0.0 else INK for s in row],
             },
         )
-        readout.object = readout_html(
-            [*items, ("counterexample", "softmax of your row", vec(weights))]
-        )
-        return None
 
-    recompute((step, fill, row_text), message, draw)
-    return frame(
-        [step, fill, row_text],
-        [naive_plot, fast_plot, diff_plot, counter_plot],
-        pn.Column(readout, weight_set, sizing_mode="stretch_width"),
-        message,
-    )
+    return [naive_plot, fast_plot, diff_plot, counter_plot], show
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: step slider, mask switch, score row; naive, efficient, difference, row."""
+    step = pn.widgets.IntSlider(name="Step", start=1, end=N_STEPS, value=DEFAULT.step)
+    fill = buttons("Future scores set to", FILLS, DEFAULT.fill)
+    row_text = pn.widgets.TextInput(name="Scores to softmax", value=DEFAULT.row_text)
+    plots, show = _plots()
+    readout, message_pane = pane(), pane()
+    weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {routes().d_k}.")
+
+    def draw() -> str:
+        state = State(int(step.value), fill.value, row_text.value)
+        show(state)
+        readout.object = readout_html(readouts(state))
+        return message_html(message(state))
+
+    recompute((step, fill, row_text), message_pane, draw)
+    return frame([step, fill, row_text], plots, stacked(readout, weight_set), message_pane)
