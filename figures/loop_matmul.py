@@ -5,6 +5,8 @@ just filled shows its dot product term by term; the matmul grid appears whole wh
 on. The readout compares them and counts the work.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 
@@ -20,8 +22,8 @@ from attention.basics import (
     symmetry_error,
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
-from figures.frame import ACCENT, frame, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, refill
+from figures.frame import frame, pane, readout_html, recompute
+from figures.plots import heatmap, heatmap_data, note, outline, refill
 from figures.widgets import switch
 from formatting import integer, num, sci
 
@@ -32,6 +34,18 @@ CAPTION = (
     f"on matmul to get all {CELLS} at once. The grids agree, the scores are symmetric, and "
     "the weights are not."
 )
+HIGH = float(matmul_scores(book_inputs()).max())  # one colour scale for both grids
+HINT = (
+    "The loop runs row by row, as its two <code>for</code> statements nest; each cell is "
+    "the dot product of two rows of X. The outlined cell is the one just filled."
+)
+
+
+class State(NamedTuple):
+    """The step slider and the matmul switch."""
+
+    step: int
+    matmul: bool
 
 
 def _terms(x_i, x_j, products, value) -> str:
@@ -40,42 +54,69 @@ def _terms(x_i, x_j, products, value) -> str:
     return f"{factors} = {' + '.join(num(p) for p in products)} = {num(value)}"
 
 
-def _grid_data(grid, current: int | None, high: float) -> dict:
+def _grid_data(grid, current: int | None) -> dict:
     """Heatmap columns for a (T, T) grid with blank NaN cells and the current cell outlined."""
-    n = grid.size
     text = ["" if np.isnan(v) else num(v, 2) for v in grid.ravel()]  # blank: not filled yet
-    edge = [ACCENT if k == current else "#ffffff" for k in range(n)]
-    width = [3.0 if k == current else 1.0 for k in range(n)]
-    return heatmap_data(grid, text, edge=edge, edge_width=width, low=0.0, high=high)
+    cells = outline([k == current for k in range(grid.size)])
+    return heatmap_data(grid, text, **cells, low=0.0, high=HIGH)
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a step slider and a matmul switch over two 6x6 score grids."""
+def _loop_columns(state: State) -> dict:
+    """The loop's grid after ``state.step`` cells, the last one filled outlined."""
+    k = state.step
+    return _grid_data(loop_scores(book_inputs(), k), k - 1 if k else None)
+
+
+def _matmul_columns(state: State) -> dict:
+    """The matmul's grid: whole when switched on, blank when off."""
+    full = matmul_scores(book_inputs())
+    return _grid_data(full if state.matmul else np.full_like(full, np.nan), None)
+
+
+def _dot_text(k: int) -> str:
+    """The dot product of the cell just filled, term by term."""
+    if not k:
+        return "nothing yet: move the slider"
+    X = book_inputs()
+    i, j, products, value = loop_scores_steps(X)[k - 1]
+    return f"ω[{TOKENS[i]}, {TOKENS[j]}] = " + _terms(X[i], X[j], products, value)
+
+
+def _comparison(state: State) -> tuple[str, str]:
+    """How many filled cells the two grids print alike, and their largest gap."""
+    k = state.step
+    if not (k and state.matmul):
+        text = "switch on matmul to compare" if k else "no loop cells yet"
+        return text, text
+    X = book_inputs()
+    grid, full = loop_scores(X, k), matmul_scores(X)
+    filled, same = agreeing_cells(grid, full)
+    gap = filled_difference(grid, full)
+    return (
+        f"{same} of {filled} filled cells",
+        f"{sci(gap)} (the last bits depend on the numpy build)",
+    )
+
+
+def _counts() -> list[tuple[str, str, str]]:
+    """The readouts no control changes: the symmetries and the multiplication counts."""
     X = book_inputs()
     T, d = X.shape
-    cells = score_dot_products(T)
-    steps = loop_scores_steps(X)
-    full = matmul_scores(X)
-    _, weights, _ = attend(X)
-    step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=cells, value=8)
-    matmul = switch("Matmul: all at once", False)
-    high = float(full.max())  # one colour scale for both grids
-    loop_plot, loop_src, _ = heatmap(
-        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=high
-    )
-    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=high)
-    readout, message = pane(), pane()
-    hint = note(
-        "The loop runs row by row, as its two <code>for</code> statements nest; each cell is "
-        "the dot product of two rows of X. The outlined cell is the one just filled."
-    )
-    counts = [
-        ("score_symmetry", "largest |ω_ij − ω_ji| (scores)", num(symmetry_error(full), 6)),
-        ("weight_symmetry", "largest |α_ij − α_ji| (weights)", num(symmetry_error(weights), 6)),
+    return [
+        (
+            "score_symmetry",
+            "largest |ω_ij − ω_ji| (scores)",
+            num(symmetry_error(matmul_scores(X)), 6),
+        ),
+        (
+            "weight_symmetry",
+            "largest |α_ij − α_ji| (weights)",
+            num(symmetry_error(attend(X)[1]), 6),
+        ),
         (
             "count",
             "multiplications: T² d",
-            f"{T}² × {d} = {integer(score_multiplies(T, d))} ({integer(cells)} dot products)",
+            f"{T}² × {d} = {integer(score_multiplies(T, d))} ({integer(CELLS)} dot products)",
         ),
         (
             "gpt2",
@@ -85,34 +126,35 @@ def view() -> pn.viewable.Viewable:
         ),
     ]
 
-    def draw() -> None:
-        k = step.value
-        grid = loop_scores(X, k)
-        compared = k and matmul.value
-        filled, same = agreeing_cells(grid, full) if compared else (k, 0)
-        gap = filled_difference(grid, full) if compared else None
-        refill(loop_src, _grid_data(grid, k - 1 if k else None, high))
-        blank = np.full_like(full, np.nan)
-        refill(mat_src, _grid_data(full if matmul.value else blank, None, high))
-        if k:
-            i, j, products, value = steps[k - 1]
-            formed = f"ω[{TOKENS[i]}, {TOKENS[j]}] = " + _terms(X[i], X[j], products, value)
-        else:
-            formed = "nothing yet: move the slider"
-        if gap is None:
-            agree = bits = "switch on matmul to compare" if k else "no loop cells yet"
-        else:
-            agree = f"{same} of {filled} filled cells"
-            bits = f"{sci(gap)} (the last bits depend on the numpy build)"
-        readout.object = readout_html(
-            [
-                ("step", "loop cells filled", f"{k} of {cells}"),
-                ("dot", "the cell just filled", formed),
-                ("agree", "cells where loop and matmul print the same", agree),
-                ("gap", "largest |loop − matmul| in this numpy", bits),
-                *counts,
-            ]
-        )
 
-    recompute((step, matmul), message, draw)
-    return frame([step, matmul], [loop_plot, mat_plot], readout, pn.Column(message, hint))
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The loop's progress, the cell just filled, the comparison with matmul, the counts."""
+    agree, gap = _comparison(state)
+    return [
+        ("step", "loop cells filled", f"{state.step} of {CELLS}"),
+        ("dot", "the cell just filled", _dot_text(state.step)),
+        ("agree", "cells where loop and matmul print the same", agree),
+        ("gap", "largest |loop − matmul| in this numpy", gap),
+        *_counts(),
+    ]
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: a step slider and a matmul switch over two 6x6 score grids."""
+    step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=CELLS, value=8)
+    matmul = switch("Matmul: all at once", False)
+    loop_plot, loop_src, _ = heatmap(
+        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=HIGH
+    )
+    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=HIGH)
+    readout, banner = pane(), pane()
+    hint = note(HINT)
+
+    def draw() -> None:
+        state = State(step.value, matmul.value)
+        refill(loop_src, _loop_columns(state))
+        refill(mat_src, _matmul_columns(state))
+        readout.object = readout_html(readouts(state))
+
+    recompute((step, matmul), banner, draw)
+    return frame([step, matmul], [loop_plot, mat_plot], readout, pn.Column(banner, hint))

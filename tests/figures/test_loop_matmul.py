@@ -96,3 +96,38 @@ def test_full_loop_and_matmul_agree_to_every_printed_digit():
     assert loop_grid["text"] == mat_grid["text"]
     assert readouts(view)["agree"] == "36 of 36 filled cells"
     assert filled_difference(loop_scores(book_inputs()), matmul_scores(book_inputs())) < 1e-15
+
+
+# --- the readouts as a function of the controls, without Panel -----------------------------
+
+
+def shown(k: int, on: bool) -> dict[str, str]:
+    return {key: text for key, _, text in loop_matmul.readouts(loop_matmul.State(k, on))}
+
+
+@settings(max_examples=40, deadline=None)
+@given(k=st.integers(0, 36), on=st.booleans())
+def test_the_readouts_follow_the_loop_and_the_switch(k, on):
+    X = book_inputs()
+    texts = shown(k, on)
+    assert texts["step"] == f"{k} of 36"
+    if k:
+        i, j, _, value = loop_scores_steps(X)[k - 1]
+        assert texts["dot"].startswith(f"ω[{TOKENS[i]}, {TOKENS[j]}] = ")
+        assert texts["dot"].endswith(f"= {num(value)}")
+    else:
+        assert texts["dot"] == "nothing yet: move the slider"
+    if k and on:
+        gap = filled_difference(loop_scores(X, k), matmul_scores(X))
+        assert texts["gap"] == f"{sci(gap)} (the last bits depend on the numpy build)"
+        assert texts["agree"] == f"{k} of {k} filled cells"
+    else:
+        expected = "switch on matmul to compare" if k else "no loop cells yet"
+        assert texts["agree"] == texts["gap"] == expected
+    assert texts["count"] == "6² × 3 = 108 (36 dot products)"
+
+
+def test_the_view_shows_what_the_function_says():
+    view = loop_matmul.view()
+    set_controls(view, 17, True)
+    assert readouts(view) == shown(17, True)
