@@ -11,8 +11,15 @@ import panel as pn
 
 from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
-from figures.section33_html import Pointed, element, explain_pane, scope, sub, token_vector
+from figures.section33_html import (
+    Pointed,
+    element,
+    pointing_figure,
+    scope,
+    sub,
+    token_control,
+    token_vector,
+)
 from formatting import num, vec
 
 TITLE = "Every context vector in one product"
@@ -91,18 +98,17 @@ def product_html(X: np.ndarray, pointed: int) -> str:
     return scope(body, explanations, state, HINT)
 
 
+def picture(row: str) -> str:
+    """The figure's HTML with token ``row``'s context vector rebuilt first."""
+    return product_html(book_inputs(), pointed=TOKENS.index(row))
+
+
+def readouts(row: str) -> list[tuple[str, str, str]]:
+    """The readout rows: that token's context vector."""
+    _, _, Z = attend(book_inputs())
+    return [("context", f"z for {row}", vec(Z[TOKENS.index(row)]))]
+
+
 def view() -> pn.viewable.Viewable:
     """The figure: which row to rebuild first, over the weights @ inputs picture."""
-    X = book_inputs()
-    row = pn.widgets.Select(name="Row to rebuild", options=list(TOKENS), value=TOKENS[1])
-    picture = explain_pane()
-    readout, message = pane(), pane()
-
-    def draw() -> None:
-        i = TOKENS.index(row.value)
-        _, _, Z = attend(X)
-        picture.object = product_html(X, pointed=i)
-        readout.object = readout_html([("context", f"z for {row.value}", vec(Z[i]))])
-
-    recompute([row], message, draw)
-    return frame([row], [picture], readout, message)
+    return pointing_figure(token_control("Row to rebuild"), picture, readouts)

@@ -9,12 +9,14 @@ keeps working when the figure goes live. The pane is drawn with one
 element already pointed at, so even without the script the figure shows an explanation.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from html import escape
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import panel as pn
 
+from figures.frame import frame, pane, readout_html, recompute
+from figures.widgets import token_picker
 from formatting import num
 
 EXPLAIN_CSS = """
@@ -156,3 +158,29 @@ def scope(body: str, explanations: Mapping[str, str], state: Pointed, label: str
 def explain_pane() -> pn.pane.HTML:
     """The HTML pane a pointing figure draws into."""
     return pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8), stylesheets=[EXPLAIN_CSS])
+
+
+def token_control(name: str) -> pn.widgets.Select:
+    """A picker of the book's six tokens, at a Select's own width (wider than token_picker's)."""
+    return token_picker(name, width=300)
+
+
+def pointing_figure(
+    control: pn.widgets.Widget,
+    picture: Callable[[Any], str],
+    readouts: Callable[[Any], Sequence[tuple[str, str, str]]],
+) -> pn.Column:
+    """A section 3.3 figure: one control over one pointing picture, with a readout below.
+
+    ``picture`` (the pane's HTML) and ``readouts`` (the rows for ``readout_html``) are pure
+    functions of the control's value, so the four figures differ only in those and the control.
+    """
+    shown = explain_pane()
+    readout, message = pane(), pane()
+
+    def draw() -> None:
+        shown.object = picture(control.value)
+        readout.object = readout_html(readouts(control.value))
+
+    recompute([control], message, draw)
+    return frame([control], [shown], readout, message)

@@ -9,14 +9,14 @@ import panel as pn
 
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
     element,
-    explain_pane,
+    pointing_figure,
     scope,
     sub,
     terms_table,
+    token_control,
     token_vector,
 )
 from formatting import num, vec
@@ -87,18 +87,16 @@ def matmul_html(X, q: int, pointed: int) -> str:
     return scope(body, explanations, state, HINT)
 
 
+def picture(query: str) -> str:
+    """The figure's HTML for query token ``query``, its first score explained."""
+    return matmul_html(book_inputs(), TOKENS.index(query), pointed=0)
+
+
+def readouts(query: str) -> list[tuple[str, str, str]]:
+    """The readout rows: the query's six scores."""
+    return [("scores", f"ω for {query}", vec(query_scores(book_inputs(), TOKENS.index(query))))]
+
+
 def view() -> pn.viewable.Viewable:
     """The figure: a query picker over the query-row-times-matrix picture."""
-    X = book_inputs()
-    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1])
-    picture = explain_pane()
-    readout, message = pane(), pane()
-
-    def draw() -> None:
-        q = TOKENS.index(query.value)
-        s = query_scores(X, q)
-        picture.object = matmul_html(X, q, pointed=0)
-        readout.object = readout_html([("scores", f"ω for {query.value}", vec(s))])
-
-    recompute([query], message, draw)
-    return frame([query], [picture], readout, message)
+    return pointing_figure(token_control("Query token"), picture, readouts)

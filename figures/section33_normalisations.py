@@ -10,8 +10,7 @@ import panel as pn
 
 from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
-from figures.section33_html import Pointed, element, explain_pane, scope, sub
+from figures.section33_html import Pointed, element, pointing_figure, scope, sub, token_control
 from formatting import num, vec
 
 TITLE = "Two ways to make weights"
@@ -74,25 +73,22 @@ def charts_html(scores: np.ndarray, q: int, pointed: int) -> str:
     return scope(f'<div class="s33-row">{charts}</div>', explanations, state, HINT)
 
 
+def picture(query: str) -> str:
+    """The figure's HTML for query token ``query``, the query itself pointed at first."""
+    q = TOKENS.index(query)
+    return charts_html(query_scores(book_inputs(), q), q, pointed=q)
+
+
+def readouts(query: str) -> list[tuple[str, str, str]]:
+    """The readout rows: the scores' sum and both normalisations."""
+    s = query_scores(book_inputs(), TOKENS.index(query))
+    return [
+        ("sum", f"sum of the scores of {query}", num(row_sums(s))),
+        ("by-sum", "divided by the sum", vec(sum_normalise(s))),
+        ("softmax", "softmax", vec(softmax(s))),
+    ]
+
+
 def view() -> pn.viewable.Viewable:
     """The figure: a query picker over the two charts."""
-    X = book_inputs()
-    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1])
-    picture = explain_pane()
-    readout, message = pane(), pane()
-
-    def draw() -> None:
-        q = TOKENS.index(query.value)
-        s = query_scores(X, q)
-        by_sum, soft = sum_normalise(s), softmax(s)
-        picture.object = charts_html(s, q, pointed=q)
-        readout.object = readout_html(
-            [
-                ("sum", f"sum of the scores of {query.value}", num(row_sums(s))),
-                ("by-sum", "divided by the sum", vec(by_sum)),
-                ("softmax", "softmax", vec(soft)),
-            ]
-        )
-
-    recompute([query], message, draw)
-    return frame([query], [picture], readout, message)
+    return pointing_figure(token_control("Query token"), picture, readouts)

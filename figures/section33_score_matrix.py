@@ -12,11 +12,10 @@ import panel as pn
 
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
 from figures.section33_html import (
     Pointed,
     element,
-    explain_pane,
+    pointing_figure,
     scope,
     sub,
     terms_table,
@@ -135,29 +134,24 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
     return scope(body, explanations, state, HINT)
 
 
+@lru_cache(maxsize=len(MODES))
+def picture(mode: str) -> str:
+    """The figure's HTML in ``mode``; the inputs are fixed, so each mode's is written once."""
+    journey = TOKENS.index("journey")
+    return matrix_html(book_inputs(), mode, pointed=(journey, journey + 1))
+
+
+def readouts(mode: str) -> list[tuple[str, str, str]]:
+    """The readout rows: how far the shown matrix is from symmetric, and its row sums."""
+    omega, alpha, _ = attend(book_inputs())
+    M = omega if mode == MODES[0] else alpha
+    return [
+        ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
+        ("row-sums", "row sums", vec(row_sums(M))),
+    ]
+
+
 def view() -> pn.viewable.Viewable:
     """The figure: a scores/weights switch over the inputs and the 6x6 matrix."""
-    X = book_inputs()
     show = pn.widgets.RadioBoxGroup(name="Show", options=list(MODES), value=MODES[0], inline=True)
-    picture = explain_pane()
-    readout, message = pane(), pane()
-    journey = TOKENS.index("journey")
-
-    @lru_cache(maxsize=len(MODES))
-    def picture_html(mode: str) -> str:
-        """The inputs are fixed in this figure: each mode's 36 cells are written out once."""
-        return matrix_html(X, mode, pointed=(journey, journey + 1))
-
-    def draw() -> None:
-        omega, alpha, _ = attend(X)
-        M = omega if show.value == MODES[0] else alpha
-        picture.object = picture_html(show.value)
-        readout.object = readout_html(
-            [
-                ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
-                ("row-sums", "row sums", vec(row_sums(M))),
-            ]
-        )
-
-    recompute([show], message, draw)
-    return frame([show], [picture], readout, message)
+    return pointing_figure(show, picture, readouts)
