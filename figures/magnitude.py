@@ -4,6 +4,8 @@ The heatmap is the whole 6x6 weight matrix; the scaled token's column is outline
 row's largest weight is in bold. Switching to cosine scores divides out the lengths.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 from bokeh.models import BoxAnnotation
@@ -24,6 +26,7 @@ from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
+from figures.widgets import token_picker
 from formatting import num, vec
 
 TITLE = "Length wins"
@@ -35,21 +38,76 @@ CAPTION = (
 )
 DOT, COSINE = "dot product", "cosine"
 MAX_SCALE = 10.0
+T = len(TOKENS)
+HINT = (
+    "Colour runs from weight 0 (pale) to 1 (dark). Each row's largest weight is in bold; "
+    "the scaled token's column is outlined in blue."
+)
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: token, scale and similarity controls over the 6x6 weight heatmap."""
-    X0 = book_inputs()
-    T = X0.shape[0]
-    token = pn.widgets.Select(
-        name="Token to scale", options=list(TOKENS), value=SHORTEST, width=160
-    )
-    scale = pn.widgets.FloatSlider(
-        name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
-    )
-    similarity, similarity_control = choice("Similarity", [DOT, COSINE], DOT)
-    plot, source, _ = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
-    column = BoxAnnotation(
+class State(NamedTuple):
+    """The token to scale, its scale factor, and the similarity the scores use."""
+
+    token: str
+    scale: float
+    similarity: str
+
+
+def _scaled(state: State) -> tuple[int, np.ndarray]:
+    """The scaled token's index, and the book's inputs with that token scaled."""
+    j = TOKENS.index(state.token)
+    return j, scale_token(book_inputs(), j, state.scale)
+
+
+def weights(state: State) -> np.ndarray:
+    """The (T, T) weights; raises ``ValueError`` for cosine against a zero vector."""
+    _, X = _scaled(state)
+    omega = scores(X) if state.similarity == DOT else cosine_scores(X, TOKENS)
+    return softmax(omega)
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The scaled token's length and pull, where each row looks hardest, the entropies."""
+    j, X = _scaled(state)
+    W = weights(state)
+    name = state.token
+    return [
+        ("norm", f"length of {name}", num(norms(X)[j])),
+        ("self_weight", f"weight of {name} on itself", num(W[j, j], 3)),
+        ("column_wins", f"rows whose largest weight is on {name}", f"{rows_won_by(W, j)} of {T}"),
+        (
+            "largest",
+            "each row's largest weight goes to",
+            ", ".join(TOKENS[k] for k in largest_per_row(W)),
+        ),
+        (
+            "self_top",
+            "rows that look hardest at themselves",
+            f"{int(attends_to_itself(W).sum())} of {T}",
+        ),
+        ("entropy", "row entropies (bits)", vec(entropy_bits(W), 4)),
+        ("mean_entropy", "mean row entropy (bits)", num(mean_entropy_bits(W))),
+        ("ceiling", f"ceiling log₂ {T}", num(max_entropy_bits(T))),
+    ]
+
+
+def explain(err: ValueError) -> str:
+    """The message for a state the core refuses: a zero vector under cosine."""
+    return f"{err}. Pick a scale above 0, or the dot product."
+
+
+def _heat_columns(state: State) -> dict:
+    """The weight heatmap, each row's largest weight in bold."""
+    W = weights(state)
+    bold = np.zeros_like(W, dtype=bool)
+    bold[np.arange(T), largest_per_row(W)] = True
+    text = [num(w, 3) for w in W.ravel()]
+    return heatmap_data(W, text, bold=bold.ravel().tolist(), low=0, high=1)
+
+
+def _column_outline() -> BoxAnnotation:
+    """The outline the scaled token's column gets (placed by setting its left and right)."""
+    return BoxAnnotation(
         bottom=0,
         top=T,
         fill_alpha=0.0,
@@ -58,58 +116,27 @@ def view() -> pn.viewable.Viewable:
         line_width=4,
         level="overlay",
     )
-    plot.add_layout(column)
-    readout, message = pane(), pane()
-    hint = note(
-        "Colour runs from weight 0 (pale) to 1 (dark). Each row's largest weight is in bold; "
-        "the scaled token's column is outlined in blue."
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: token, scale and similarity controls over the 6x6 weight heatmap."""
+    token = token_picker("Token to scale", SHORTEST)
+    scale = pn.widgets.FloatSlider(
+        name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
     )
+    similarity, similarity_control = choice("Similarity", [DOT, COSINE], DOT)
+    plot, source, _ = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
+    column = _column_outline()
+    plot.add_layout(column)
+    readout, banner = pane(), pane()
+    hint = note(HINT)
 
     def draw() -> None:
-        j = TOKENS.index(token.value)
-        X = scale_token(X0, j, scale.value)
-        omega = scores(X) if similarity.value == DOT else cosine_scores(X, TOKENS)
-        weights = softmax(omega)
-        top = largest_per_row(weights)
-        h = entropy_bits(weights)
-        bold = np.zeros_like(weights, dtype=bool)
-        bold[np.arange(T), top] = True
-        refill(
-            source,
-            heatmap_data(
-                weights,
-                [num(w, 3) for w in weights.ravel()],
-                bold=bold.ravel().tolist(),
-                low=0,
-                high=1,
-            ),
-        )
+        state = State(token.value, scale.value, similarity.value)
+        refill(source, _heat_columns(state))
+        j = TOKENS.index(state.token)
         column.update(left=j, right=j + 1)
-        readout.object = readout_html(
-            [
-                ("norm", f"length of {token.value}", num(norms(X)[j])),
-                ("self_weight", f"weight of {token.value} on itself", num(weights[j, j], 3)),
-                (
-                    "column_wins",
-                    f"rows whose largest weight is on {token.value}",
-                    f"{rows_won_by(weights, j)} of {T}",
-                ),
-                ("largest", "each row's largest weight goes to", ", ".join(TOKENS[k] for k in top)),
-                (
-                    "self_top",
-                    "rows that look hardest at themselves",
-                    f"{int(attends_to_itself(weights).sum())} of {T}",
-                ),
-                ("entropy", "row entropies (bits)", vec(h, 4)),
-                ("mean_entropy", "mean row entropy (bits)", num(mean_entropy_bits(weights))),
-                ("ceiling", f"ceiling log₂ {T}", num(max_entropy_bits(T))),
-            ]
-        )
+        readout.object = readout_html(readouts(state))
 
-    recompute(
-        (token, scale, similarity),
-        message,
-        draw,
-        explain=lambda err: f"{err}. Pick a scale above 0, or the dot product.",
-    )
-    return frame([token, scale, similarity_control], [plot], readout, pn.Column(message, hint))
+    recompute((token, scale, similarity), banner, draw, explain=explain)
+    return frame([token, scale, similarity_control], [plot], readout, pn.Column(banner, hint))

@@ -128,3 +128,33 @@ def test_random_settings_give_the_cores_numbers(token, factor, similarity):
     set_controls(view, token, factor, similarity)
     assert readouts(view) == expected(token, factor, similarity)
     assert messages(view) == []
+
+
+# --- the readouts as a function of the controls, without Panel -----------------------------
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    token=st.sampled_from(TOKENS),
+    factor=st.integers(0, 100).map(lambda k: k / 10),
+    similarity=st.sampled_from([magnitude.DOT, magnitude.COSINE]),
+)
+def test_the_readouts_are_the_cores_numbers_or_refused(token, factor, similarity):
+    state = magnitude.State(token, factor, similarity)
+    if factor == 0.0 and similarity == magnitude.COSINE:
+        with pytest.raises(ValueError, match="zero vector") as refused:
+            magnitude.readouts(state)
+        assert magnitude.explain(refused.value).endswith(
+            "Pick a scale above 0, or the dot product."
+        )
+        return
+    shown = magnitude.readouts(state)
+    assert {key: text for key, _, text in shown} == expected(token, factor, similarity)
+    assert shown[0][1] == f"length of {token}"
+
+
+def test_the_view_shows_what_the_function_says():
+    view = magnitude.view()
+    set_controls(view, "Your", 4.2, magnitude.COSINE)
+    state = magnitude.State("Your", 4.2, magnitude.COSINE)
+    assert readouts(view) == {key: text for key, _, text in magnitude.readouts(state)}
