@@ -84,7 +84,9 @@
   // and the loading banner. `reason` says why, for "failed".
   function enter(phase, reason = "") {
     const from = state.phase;
-    if (!MOVES[from].includes(phase)) throw new Error(`the figures cannot go from ${from} to ${phase}`);
+    if (!MOVES[from].includes(phase)) {
+      throw new Error(`the figures cannot go from ${from} to ${phase}`);
+    }
     state.phase = phase;
     html.dataset.figures = SHOWN_AS[phase];
     // The first start keeps the template's status lines and the worker's progress banner.
@@ -226,11 +228,13 @@
 
   // A change to a live document: the reader's, unless the worker's own values are being applied.
   function onDocumentChange(event) {
-    if (state.applyingWorkerValues > 0 || event.setter_id === "py" || state.phase !== "live") return;
+    if (state.applyingWorkerValues > 0 || event.setter_id === "py") return;
+    if (state.phase !== "live") return;
     const sending = state.sending;
     if (!sending.awaitingReply) return sendChanges([event]);
     if (event.model && event.attr) {
-      sending.queued = sending.queued.filter((e) => !(e.model === event.model && e.attr === event.attr));
+      const same = (e) => e.model === event.model && e.attr === event.attr;
+      sending.queued = sending.queued.filter((e) => !same(e));
     }
     sending.queued.push(event);
   }
@@ -337,7 +341,9 @@
     for (const doc of state.liveDocs) doc.on_change(onDocumentChange, false);
     state.worker.postMessage({ type: "shown" });
     if (why) replayEarlyChanges(built.roots);
-    else if (state.earlyChanges.size) sendChanges([...state.earlyChanges.values()].map((c) => c.event));
+    else if (state.earlyChanges.size) {
+      sendChanges([...state.earlyChanges.values()].map(({ event }) => event));
+    }
     state.earlyChanges = new Map();
     performance.mark("figures-live");
   }
@@ -381,7 +387,9 @@
     switch (message.type) {
       case "progress":
         performance.mark(`loading-step-${message.step}`);
-        setBanner(`Loading the live figures, step ${message.step} of ${message.of}: ${message.text}…`);
+        setBanner(
+          `Loading the live figures, step ${message.step} of ${message.of}: ${message.text}…`,
+        );
         break;
       case "ready":
         performance.mark("figures-built");

@@ -271,7 +271,9 @@ self.onmessage = ({ data: msg }) => {
       prerenderIsVisible = resolve;
       setTimeout(resolve, msg.prerenderVisible ? 0 : PRERENDER_WAIT_MS);
     });
-    start(msg, untilPrerenderVisible).catch((err) => post({ type: "failed", reason: reasonOf(err) }));
+    start(msg, untilPrerenderVisible).catch((err) =>
+      post({ type: "failed", reason: reasonOf(err) }),
+    );
   } else if (msg.type === "prerender-visible") {
     prerenderIsVisible();
   } else if (msg.type === "shown") {
