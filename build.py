@@ -5,7 +5,7 @@
     python build.py --base-url /attention-explained/   # for a GitHub Pages project site
 
 The runtime (Pyodide and the wheels) is assembled once into a cache outside site/ by
-runtime.py, from the package registries; later builds are offline.
+sitebuild/cache.py, from the package registries; later builds are offline.
 """
 
 import argparse
@@ -18,13 +18,14 @@ import jinja2
 from markupsafe import Markup
 
 import pages
-import runtime
 from figures import module
 from figures.page import document, serialize, slot_id, to_json
-from sitebuild import glossary, mathtex, snapshot, snippets
-from sitebuild.wheel import build_wheel
+from sitebuild import cache as runtime_cache
+from sitebuild import glossary, install, mathtex, pins, snapshot, snippets
+from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent
+VENDOR = "vendor"  # under site/: BokehJS, Panel's JS/CSS and KaTeX
 
 
 def log(*parts: object) -> None:
@@ -40,18 +41,18 @@ def reset(out: Path) -> None:
 
 def install_runtime(out: Path, cache: Path) -> list[str]:
     """Pyodide, the wheels and the project's own wheel into site/runtime; BokehJS/Panel JS."""
-    runtime.ensure_cache(cache, log=log)
+    runtime_cache.ensure_cache(cache, log=log)
     with tempfile.TemporaryDirectory() as tmp:
-        wheel = build_wheel(ROOT, Path(tmp))
-        packages = runtime.install(cache, out / "runtime", [wheel], precompile=True, log=log)
-    runtime.install_browser_assets(cache, out / "vendor")
+        wheel = project_wheel(ROOT, Path(tmp))
+        packages = install.install(cache, out / "runtime", [wheel], precompile=True, log=log)
+    install.install_browser_assets(cache, out / VENDOR)
     return packages
 
 
 def copy_static(out: Path, katex_dist: Path) -> None:
     """The site's own CSS and scripts, KaTeX's stylesheet and fonts, the code colours."""
     shutil.copytree(ROOT / "static", out / "static")
-    katex = out / "vendor" / "katex"
+    katex = out / VENDOR / "katex"
     katex.mkdir(parents=True)
     shutil.copy(katex_dist / "katex.min.css", katex)
     shutil.copytree(katex_dist / "fonts", katex / "fonts", ignore=_not_woff2)
@@ -104,7 +105,7 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
 
 def dist_url(base: str) -> str:
     """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
-    return f"{base}vendor/panel/dist/"
+    return f"{base}{VENDOR}/{pins.PANEL_DIST}"
 
 
 def add_live_figures(
@@ -134,7 +135,7 @@ def add_live_figures(
 def font_preloads(fonts: list[str], base: str) -> str:
     """Links that make the browser fetch the page's math fonts with the page itself."""
     link = '<link rel="preload" as="font" type="font/woff2" crossorigin href="{}">\n'
-    return "".join(link.format(f"{base}vendor/katex/{font}") for font in fonts)
+    return "".join(link.format(f"{base}{VENDOR}/katex/{font}") for font in fonts)
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -150,7 +151,7 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     """Render every page into ``out`` from scratch (with memory snapshots unless told not to)."""
     if not (base.startswith("/") and base.endswith("/")):
         raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
-    cache = cache or runtime.default_cache_dir()
+    cache = cache or runtime_cache.default_cache_dir()
     log("output", out, "base", base)
     reset(out)
     packages = install_runtime(out, cache)
@@ -165,9 +166,9 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     metas = {}
     if snapshots:
         folder = cache / "snapshots"
-        decoder = runtime.zstd_decoder(cache)
+        decoder = install.zstd_decoder(cache)
         metas = snapshot.make(
-            out / "runtime", figures, dist_url(base), runtime.PYODIDE_VERSION, folder, decoder, log
+            out / "runtime", figures, dist_url(base), pins.PYODIDE_VERSION, folder, decoder, log
         )
     html = {}
     for page, (text, ids) in prose.items():

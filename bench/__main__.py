@@ -25,7 +25,6 @@ from pathlib import Path
 
 from playwright.sync_api import Error as PlaywrightError
 
-import runtime
 from attention.scaling import SWEEP_D_KS
 from bench import report
 from bench.baseline import BASE as BASELINE_BASE
@@ -40,6 +39,7 @@ from bench.browser import (
     new_page,
     scenario_latency,
 )
+from sitebuild.cache import default_cache_dir
 from sitebuild.serve import CACHE_CONTROL, gzip_ahead, serve_in_thread
 
 BASE = "/attention-explained/"
@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
                 server.shutdown()
             if not args.no_baseline:
                 try:
-                    baseline = measure_baseline(browser, args, runtime.default_cache_dir(), tmp)
+                    baseline = measure_baseline(browser, args, default_cache_dir(), tmp)
                 except (RuntimeError, OSError, PlaywrightError) as err:
                     why_not = f"{type(err).__name__}: {err}"
     print("served like the static host: text, scripts and WebAssembly gzipped on the wire,")

@@ -21,16 +21,19 @@ from pathlib import Path
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-import runtime
-from sitebuild.wheel import build_wheel
+from sitebuild import cache as runtime_cache
+from sitebuild import pins
+from sitebuild.lock import wheel_requirements
+from sitebuild.official import extract_official_wheels
+from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "/baseline/"
 FIGURE = "three_steps"
 APP = f"from figures import {FIGURE}\n\n{FIGURE}.view().servable()\n"
-PANEL_CDN = f"https://cdn.holoviz.org/panel/{runtime.PANEL_VERSION}/dist/"
+PANEL_CDN = f"https://cdn.holoviz.org/panel/{pins.PANEL_VERSION}/dist/"
 BOKEH_CDN = re.compile(
-    rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-{re.escape(runtime.BOKEH_VERSION)}"
+    rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-{re.escape(pins.BOKEH_VERSION)}"
     r"\.min\.js"
 )
 PYODIDE_CDN = re.compile(r"https://cdn\.jsdelivr\.net/pyodide/v[^/]+/full/")
@@ -54,23 +57,21 @@ def convert(work: Path) -> Path:
 
 def carrier_files(cache: Path) -> set[str]:
     """File names of the official Pyodide builds the carrier wheel redistributes."""
-    carrier = cache / runtime.DOWNLOADS / runtime._wheel_name(*runtime.WASM_CARRIER)
+    carrier = cache / runtime_cache.DOWNLOADS / pins.wheel_name(*pins.WASM_CARRIER)
     with zipfile.ZipFile(carrier) as archive:
         names = archive.namelist()
-    return {
-        n[len(runtime.WASM_CARRIER_DIR) :] for n in names if n.startswith(runtime.WASM_CARRIER_DIR)
-    }
+    return {n[len(pins.WASM_CARRIER_DIR) :] for n in names if n.startswith(pins.WASM_CARRIER_DIR)}
 
 
 def local_pure_wheels(cache: Path) -> dict[str, Path]:
     """Canonical name -> the cached pure wheel (PyPI downloads and the source-built ones)."""
-    downloads = cache / runtime.DOWNLOADS
+    downloads = cache / runtime_cache.DOWNLOADS
     out = {
-        canonicalize_name(name): downloads / runtime._wheel_name(name, version)
-        for name, (version, _) in runtime.PURE_WHEELS.items()
+        canonicalize_name(name): downloads / pins.wheel_name(name, version)
+        for name, (version, _) in pins.PURE_WHEELS.items()
     }
-    for name, (version, _, _) in runtime.SOURCE_WHEELS.items():
-        out[canonicalize_name(name)] = downloads / "built" / runtime._wheel_name(name, version)
+    for name, (version, _, _) in pins.SOURCE_WHEELS.items():
+        out[canonicalize_name(name)] = downloads / "built" / pins.wheel_name(name, version)
     return out
 
 
@@ -83,7 +84,7 @@ def resolve(wheels: list[Path], lock: dict, held: set[str], pure: dict[str, Path
     """
     official = {"micropip", *lock["packages"]["micropip"]["depends"]}
     chosen: dict[str, Path] = {}
-    todo = [runtime.wheel_requirements(w) for w in wheels]
+    todo = [wheel_requirements(w) for w in wheels]
     while todo:
         for req in todo.pop():
             key = canonicalize_name(req.name)
@@ -95,7 +96,7 @@ def resolve(wheels: list[Path], lock: dict, held: set[str], pure: dict[str, Path
                 todo.append([Requirement(d) for d in entry["depends"]])
             elif key in pure:
                 chosen[key] = pure[key]
-                todo.append(runtime.wheel_requirements(pure[key]))
+                todo.append(wheel_requirements(pure[key]))
             else:
                 raise RuntimeError(f"nothing local provides {req}, which micropip would fetch")
     return sorted(official), [chosen[k] for k in sorted(chosen)]
@@ -105,27 +106,27 @@ def install_pyodide(cache: Path, dest: Path, lock: dict, names: list[str]) -> No
     """Pyodide's core files, the official lock, and the official wheels of ``names``.
 
     Every wheel in the carrier is verified against the official lock by
-    ``runtime.extract_official_wheels`` before any is written.
+    ``sitebuild.official.extract_official_wheels`` before any is written.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    for name in (*runtime.PYODIDE_CORE_FILES, runtime.LOCK_NAME):
-        shutil.copy2(cache / runtime.CORE / name, dest / name)
-    carrier = cache / runtime.DOWNLOADS / runtime._wheel_name(*runtime.WASM_CARRIER)
-    runtime.extract_official_wheels(carrier, lock, cache / runtime.CORE, names, dest)
+    for name in (*pins.PYODIDE_CORE_FILES, pins.LOCK_NAME):
+        shutil.copy2(cache / runtime_cache.CORE / name, dest / name)
+    carrier = cache / runtime_cache.DOWNLOADS / pins.wheel_name(*pins.WASM_CARRIER)
+    extract_official_wheels(carrier, lock, cache / runtime_cache.CORE, names, dest)
 
 
 def install_browser_files(downloads: Path, dest: Path) -> None:
     """BokehJS bundles (``bokeh/js/``) and Panel's whole ``dist/`` from the full wheels."""
-    bokeh = downloads / runtime._wheel_name("bokeh", runtime.BOKEH_VERSION)
+    bokeh = downloads / pins.wheel_name("bokeh", pins.BOKEH_VERSION)
     with zipfile.ZipFile(bokeh) as archive:
         for name in archive.namelist():
-            if name.startswith(runtime.BOKEH_JS_DIR) and name.endswith(".min.js"):
+            if name.startswith(pins.BOKEH_JS_DIR) and name.endswith(".min.js"):
                 target = dest / "bokeh" / "js" / Path(name).name
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(archive.read(name))
-    panel = downloads / runtime._wheel_name("panel", runtime.PANEL_VERSION)
+    panel = downloads / pins.wheel_name("panel", pins.PANEL_VERSION)
     with zipfile.ZipFile(panel) as archive:
-        members = [n for n in archive.namelist() if n.startswith(runtime.PANEL_DIST)]
+        members = [n for n in archive.namelist() if n.startswith(pins.PANEL_DIST)]
         archive.extractall(dest, members)
 
 
@@ -235,16 +236,16 @@ def prepare(work: Path, cache: Path) -> tuple[Path, list[str], list[str]]:
     """
     converted = convert(work)
     site = work / "site"
-    lock = json.loads((cache / runtime.CORE / runtime.LOCK_NAME).read_text())
+    lock = json.loads((cache / runtime_cache.CORE / pins.LOCK_NAME).read_text())
     pure = local_pure_wheels(cache)
-    downloads = cache / runtime.DOWNLOADS
+    downloads = cache / runtime_cache.DOWNLOADS
     wheels = site / "wheels"
     wheels.mkdir(parents=True)
     app_wheels = {
-        name: Path(shutil.copy2(downloads / runtime._wheel_name(name, version), wheels))
-        for name, version in (("bokeh", runtime.BOKEH_VERSION), ("panel", runtime.PANEL_VERSION))
+        name: Path(shutil.copy2(downloads / pins.wheel_name(name, version), wheels))
+        for name, version in (("bokeh", pins.BOKEH_VERSION), ("panel", pins.PANEL_VERSION))
     }
-    app_wheels["figures"] = build_wheel(ROOT, wheels)
+    app_wheels["figures"] = project_wheel(ROOT, wheels)
     app_wheels["pyodide-http"] = Path(shutil.copy2(pure["pyodide-http"], wheels))
     official, needed = resolve(list(app_wheels.values()), lock, carrier_files(cache), pure)
     install_pyodide(cache, site / "pyodide", lock, official)

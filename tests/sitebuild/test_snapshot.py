@@ -1,5 +1,6 @@
 """The snapshot build step: which files ship beside the heap, their bundle, the cache key."""
 
+import gzip
 import json
 import os
 import struct
@@ -8,8 +9,8 @@ from pathlib import Path
 import pytest
 import zstandard
 
-import runtime
-from sitebuild import snapshot
+from sitebuild import bundle, pins, snapshot
+from sitebuild import cache as runtime_cache
 
 
 def write(tree: Path, files: dict[str, bytes]) -> None:
@@ -52,7 +53,7 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
         },
     )
     imported = {"pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc"}
-    kept = snapshot.bundle_files(tmp_path, imported, {"pkg", "numpy", "plain"})
+    kept = bundle.bundle_files(tmp_path, imported, {"pkg", "numpy", "plain"})
     assert kept == {
         "pkg/lazy.pyc": b"lazy-pyc",  # bytecode in place of its source
         "pkg/style.css": b"css",
@@ -72,12 +73,12 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
     ],
 )
 def test_a_path_belongs_to_its_import_name(rel, package):
-    assert snapshot.package_of(rel) == package
+    assert bundle.package_of(rel) == package
 
 
 def test_a_bundle_unpacks_to_its_files(tmp_path):
     files = {"a/b.pyc": b"\x00\x01\x02", "c.css": b"x" * 1000, "empty.txt": b""}
-    assert unpack(snapshot.compress(snapshot.pack(files))) == files
+    assert unpack(snapshot.compress(bundle.pack(files))) == files
 
 
 def test_a_compressed_frame_records_its_size():
@@ -102,7 +103,8 @@ def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
 
 def test_the_maker_refuses_another_pyodide_version(tmp_path):
     """The snapshot depends on one Pyodide build's internals: any other version fails clearly."""
-    core = runtime.ensure_cache(runtime.default_cache_dir(), log=lambda *_: None) / runtime.CORE
+    cache = runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda *_: None)
+    core = cache / runtime_cache.CORE
     args = {
         "runtime": str(core),
         "sitePackages": str(tmp_path),
@@ -113,7 +115,7 @@ def test_the_maker_refuses_another_pyodide_version(tmp_path):
         "meta": str(tmp_path / "s.json"),
     }
     with pytest.raises(
-        RuntimeError, match=f"need Pyodide 0.0.0, the runtime is {runtime.PYODIDE_VERSION}"
+        RuntimeError, match=f"need Pyodide 0.0.0, the runtime is {pins.PYODIDE_VERSION}"
     ):
         snapshot.run_maker(args)
     assert not (tmp_path / "s.heap").exists()
@@ -159,3 +161,11 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
         {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
         for name in snapshot.PACKED
     ]
+
+
+def test_zstd_packs_pyodides_downloads_smaller_than_gzip(tmp_path):
+    """Why the snapshot path ships zstd frames: smaller than the gzip the server would send."""
+    cache = runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda *_: None)
+    for name in snapshot.PACKED:
+        data = (cache / runtime_cache.CORE / name).read_bytes()
+        assert len(snapshot.compress(data)) < len(gzip.compress(data, 6)), name

@@ -1,0 +1,83 @@
+"""The files a restored page may still open, chosen and packed for the worker.
+
+A memory snapshot holds every module the page imported; what it does not hold (modules not
+yet imported, data files such as Panel's CSS, numpy's shared libraries to re-link) ships
+beside it as one bundle shared by every page, which the worker unpacks into Pyodide's file
+system.
+"""
+
+import json
+import re
+import struct
+from collections.abc import Iterable
+from pathlib import Path
+
+# Files no running figure opens: type stubs, C headers and sources, static libraries, test
+# suites, and a wheel's .data folder (which an installer would put elsewhere, not on the path).
+UNUSED = re.compile(
+    r"\.(pyi|h|c|pxd|a|orig)$|/py\.typed$|(^|/)tests?/|^numpy/_core/(include|lib)/|^[^/]+\.data/"
+)
+
+
+def package_of(rel: str) -> str | None:
+    """The import name a path under site-packages belongs to ('numpy/linalg/x.py' -> 'numpy',
+    'typing_extensions.py' -> 'typing_extensions'); None for a distribution's metadata."""
+    first = rel.split("/", 1)[0]
+    if first.endswith(".dist-info"):
+        return None
+    return first if "/" in rel else first.split(".", 1)[0]
+
+
+def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str, bytes]:
+    """The files a restored page may still open, by path under site-packages.
+
+    Left out: modules the heap already holds (``imported``), UNUSED files, and every package
+    no page imported at all (``packages`` are those some page did): a wheel that only Panel's
+    other panes or HTTP from Python would need (Markdown, bleach, requests...) is never
+    opened, since moving a control imports no package that building the figures did not
+    (tests/figures/test_imports.py). A module with bytecode ships as that bytecode alone,
+    moved from ``__pycache__/NAME.cpython-312.pyc`` to ``NAME.pyc`` beside where its source
+    was, which Python imports without a source.
+    """
+    files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
+    kept: dict[str, bytes] = {}
+    for rel, path in files.items():
+        if rel in imported or UNUSED.search(rel) or package_of(rel) not in {None, *packages}:
+            continue
+        if rel.endswith(".py"):
+            folder, _, name = rel.rpartition("/")
+            cached = f"{folder}/__pycache__/{name[:-3]}.cpython-312.pyc".lstrip("/")
+            if cached in files:
+                if cached not in imported:
+                    kept[rel[:-3] + ".pyc"] = files[cached].read_bytes()
+                continue
+        elif "/__pycache__/" in f"/{rel}":
+            continue  # shipped in place of its source, above
+        kept[rel] = path.read_bytes()
+    return kept
+
+
+def bundle_recipe(metas: Iterable[dict]) -> tuple[list[str], list[str]]:
+    """What the files bundle for pages with these snapshots leaves out and keeps.
+
+    Returns the modules every snapshot has imported (they live in every heap, so their files
+    need not ship) and the packages some page imported.
+    """
+    imported = [set(m["imported"]) for m in metas]
+    common = sorted(set.intersection(*imported)) if imported else []
+    packages = sorted({package_of(rel) for rel in set().union(*imported)} - {None})
+    return common, packages
+
+
+def pack(files: dict[str, bytes]) -> bytes:
+    """Files as one bundle the worker unpacks into Pyodide's file system.
+
+    Layout: a little-endian u32 n, n bytes of JSON ``[[path, offset, size], ...]``, then the
+    files' bytes in that order.
+    """
+    index, offset = [], 0
+    for rel, data in files.items():
+        index.append([rel, offset, len(data)])
+        offset += len(data)
+    head = json.dumps(index, separators=(",", ":")).encode()
+    return struct.pack("<I", len(head)) + head + b"".join(files.values())

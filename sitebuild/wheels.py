@@ -1,0 +1,128 @@
+"""Reading and writing wheels: the one writer for the slimmed third-party wheels, the
+precompiled ones and the project's own wheel.
+
+Every wheel written here has a fresh RECORD, its members sorted with the dist-info last (as
+the wheel spec recommends) and one fixed timestamp, so the same files give the same bytes,
+and so the same sha256 in the lock, on every build.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import email.message
+import email.parser
+import hashlib
+import io
+import tomllib
+import zipfile
+from pathlib import Path, PurePosixPath
+
+from packaging.utils import canonicalize_name
+
+from sitebuild.files import write_atomic
+
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest date a zip can record
+# The project wheel's WHEEL file; METADATA and top_level.txt follow pyproject.toml.
+PROJECT_WHEEL_FILE = (
+    b"Wheel-Version: 1.0\nGenerator: sitebuild\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+)
+
+
+def record_hash(data: bytes) -> str:
+    """The RECORD form of a sha256: urlsafe base64 without padding."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def with_record(files: dict[str, bytes]) -> dict[str, bytes]:
+    """``files`` with their ``.dist-info/RECORD`` rewritten to list them as they are."""
+    record = next(n for n in files if n.endswith(".dist-info/RECORD"))
+    rows = io.StringIO()
+    writer = csv.writer(rows, lineterminator="\n")
+    for name in sorted(files):
+        if name != record:
+            writer.writerow([name, record_hash(files[name]), len(files[name])])
+    writer.writerow([record, "", ""])
+    return {**files, record: rows.getvalue().encode()}
+
+
+def write_wheel(dest: Path, files: dict[str, bytes]) -> Path:
+    """Write ``files`` (archive path -> bytes) as a wheel with a fresh RECORD, reproducibly."""
+    files = with_record(files)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for name in sorted(files, key=lambda n: (".dist-info/" in n, n)):
+            info = zipfile.ZipInfo(name, ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            archive.writestr(info, files[name])
+    return write_atomic(dest, out.getvalue())
+
+
+def read_wheel(path: Path) -> dict[str, bytes]:
+    """All files of a wheel: archive path -> bytes (directories dropped)."""
+    with zipfile.ZipFile(path) as archive:
+        return {n: archive.read(n) for n in archive.namelist() if not n.endswith("/")}
+
+
+def metadata_of(files: dict[str, bytes]) -> email.message.Message:
+    """The parsed top-level METADATA of a wheel given as files (vendored ones are ignored)."""
+    (name,) = [n for n in files if n.count("/") == 1 and n.endswith(".dist-info/METADATA")]
+    return email.parser.Parser().parsestr(files[name].decode())
+
+
+def wheel_metadata(path: Path) -> email.message.Message:
+    """Parsed METADATA of the wheel at ``path``."""
+    with zipfile.ZipFile(path) as archive:
+        (name,) = [
+            n for n in archive.namelist() if n.count("/") == 1 and n.endswith(".dist-info/METADATA")
+        ]
+        return email.parser.Parser().parsestr(archive.read(name).decode())
+
+
+def wheel_imports(path: Path) -> list[str]:
+    """Top-level importable names in a wheel: packages and single-file modules."""
+    with zipfile.ZipFile(path) as archive:
+        names = archive.namelist()
+    tops = set()
+    for name in names:
+        parts = PurePosixPath(name).parts
+        if parts[0].endswith((".dist-info", ".data")):
+            continue
+        if len(parts) == 1 and name.endswith(".py"):
+            tops.add(name[:-3])
+        elif len(parts) == 2 and parts[1] == "__init__.py":
+            tops.add(parts[0])
+    return sorted(tops)
+
+
+def binary_members(wheel: Path) -> list[str]:
+    """Compiled extension modules inside ``wheel``."""
+    with zipfile.ZipFile(wheel) as archive:
+        return [n for n in archive.namelist() if n.endswith((".so", ".pyd", ".dylib"))]
+
+
+def project_spec(root: Path) -> tuple[str, str, list[str]]:
+    """The project's name, version and packages, as ``pyproject.toml`` declares them."""
+    with (root / "pyproject.toml").open("rb") as handle:
+        pyproject = tomllib.load(handle)
+    project = pyproject["project"]
+    return project["name"], project["version"], pyproject["tool"]["setuptools"]["packages"]
+
+
+def project_wheel(root: Path, dest: Path) -> Path:
+    """The project's own pure wheel (its packages' .py files) in ``dest``, for the browser."""
+    name, version, packages = project_spec(root)
+    stem = f"{canonicalize_name(name).replace('-', '_')}-{version}"
+    files: dict[str, bytes] = {}
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            files[path.relative_to(root).as_posix()] = path.read_bytes()
+    dist_info = f"{stem}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    files[f"{dist_info}/METADATA"] = metadata.encode()
+    files[f"{dist_info}/WHEEL"] = PROJECT_WHEEL_FILE
+    files[f"{dist_info}/top_level.txt"] = "\n".join(packages).encode() + b"\n"
+    files[f"{dist_info}/RECORD"] = b""
+    return write_wheel(Path(dest) / f"{stem}-py3-none-any.whl", files)
