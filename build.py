@@ -108,6 +108,13 @@ def dist_url(base: str) -> str:
     return f"{base}{VENDOR}/{pins.PANEL_DIST}"
 
 
+def live_scripts() -> list[str]:
+    """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
+    Python starts before BokehJS is evaluated; adopt.js and page.js after BokehJS and Panel."""
+    vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
+    return ["static/boot.js", *vendored, "static/adopt.js", "static/page.js"]
+
+
 def add_live_figures(
     env: jinja2.Environment,
     html: str,
@@ -122,13 +129,14 @@ def add_live_figures(
     reader's screen before the others.
     """
     config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base)}
+    config["sitePackages"] = pins.PYODIDE_SITE_PACKAGES
     if snapshot:
         config["snapshot"] = snapshot
     prerender = {fid: serialize(document([fid], config["distUrl"])) for fid in ids}
     data = env.get_template("_live.html").render(
         config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
     )
-    scripts = env.get_template("_live_scripts.html").render(base=base)
+    scripts = env.get_template("_live_scripts.html").render(base=base, scripts=live_scripts())
     return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
 
 

@@ -2,6 +2,7 @@
 
 import re
 
+import build
 from sitebuild import pins, snapshot
 
 
@@ -10,6 +11,18 @@ def test_site_packages_is_where_the_snapshot_maker_installs():
     maker = snapshot.SCRIPT.read_text()
     (installed,) = re.findall(r'const SITE_PACKAGES = "([^"]+)";', maker)
     assert pins.PYODIDE_SITE_PACKAGES == installed + "/"
+
+
+def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_and_page():
+    assert build.live_scripts() == [
+        "static/boot.js",
+        "vendor/bokeh/js/bokeh.min.js",
+        "vendor/bokeh/js/bokeh-widgets.min.js",
+        "vendor/bokeh/js/bokeh-tables.min.js",
+        "vendor/panel/dist/panel.min.js",
+        "static/adopt.js",
+        "static/page.js",
+    ]
 
 
 def test_every_pinned_wheel_has_a_sha256():
