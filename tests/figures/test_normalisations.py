@@ -118,19 +118,48 @@ def test_the_presets_pick_their_queries():
 )
 def test_each_change_draws_once(monkeypatch, preset, token):
     # A preset also sets its query; that must not draw (and send to the page) a second time.
+    # Every draw reads its readouts once, and nothing else does.
     calls = []
+    readouts_of = normalisations.readouts
 
-    def counted(s):
-        calls.append(1)
-        return sum_normalise(s)
+    def counted(state):
+        calls.append(state)
+        return readouts_of(state)
 
     view = normalisations.view()
-    monkeypatch.setattr(normalisations, "sum_normalise", counted)
+    monkeypatch.setattr(normalisations, "readouts", counted)
     choose(view, preset, token)
-    assert len(calls) == (1 if token is None else 2)  # the preset, then the token
+    drawn = [normalisations.State(preset, TOKENS[preset_query(preset)])]
+    if token is not None:
+        drawn.append(normalisations.State(preset, token))
+    assert calls == drawn  # the preset with its own query, then the token
     assert readouts(view) == expected(preset, token or TOKENS[preset_query(preset)])
 
 
 def test_the_caption_names_the_buttons_the_reader_sees():
     for label in (PRESETS["negative"], PRESETS["near-zero"]):
         assert f"“{label}”" in normalisations.CAPTION
+
+
+# --- the readouts and the message as functions of the controls, without Panel ---------------
+
+
+@pytest.mark.parametrize(("preset", "token"), list(itertools.product(PRESETS, TOKENS)))
+def test_the_readouts_and_message_are_the_cores_numbers(preset, token):
+    state = normalisations.State(preset, token)
+    shown = normalisations.readouts(state)
+    assert {key: text for key, _, text in shown} == expected(preset, token)
+    assert shown[0][1] == f"scores ω for {token}"
+    by_sum = sum_normalise(query_scores(preset_inputs(preset), TOKENS.index(token)))
+    bad = improper_weights(by_sum)
+    text = normalisations.message(state)
+    assert bool(text) == bool(bad.any())
+    for j in np.flatnonzero(bad):
+        assert f"{TOKENS[j]} {num(by_sum[j])}" in text
+
+
+def test_the_negative_presets_message_names_the_negative_weight():
+    text = normalisations.message(normalisations.State("negative", "Your"))
+    assert text.startswith(
+        "Dividing by the sum (3.7978) gives weights outside 0 to 1: one -0.0539."
+    )
