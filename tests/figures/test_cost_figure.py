@@ -59,3 +59,32 @@ def test_every_stop_gives_the_cores_integers(n, per_score, card):
     assert shown["seconds"] == seconds_text(seconds)
     assert shown["hours"] == hours_text(hours)
     assert messages(view) == []
+
+
+def _rows(state: cost.State) -> dict[str, str]:
+    return {key: value for key, _, value in cost.readouts(state)}
+
+
+def test_readouts_are_a_function_of_the_state_alone():
+    # No Panel: the state the controls stand at gives the readout, from the core's integers.
+    shown = _rows(cost.State(n=1024, per_score=2, card_gib=80))
+    assert shown["bytes"] == integer(score_matrix_bytes(1024, 2)) == "2,097,152"
+    assert shown["bytes-binary"] == "2 MiB"
+    assert shown["scores"] == integer(1024**2)
+    assert shown["cards"] == "1"
+
+
+@given(
+    n=st.sampled_from(cost.LENGTHS),
+    per_score=st.sampled_from(list(cost.BYTES_PER_SCORE.values())),
+    card_gib=st.sampled_from(list(cost.CARD_SIZES.values())),
+)
+def test_every_state_reads_the_core(n, per_score, card_gib):
+    shown = _rows(cost.State(n, per_score, card_gib))
+    ratio, cards = cards_needed(score_matrix_bytes(n, per_score), card_gib)
+    seconds, hours = scaled_time(n)
+    assert shown["card-ratio"] == ratio_text(ratio)
+    assert shown["cards"] == integer(cards)
+    assert shown["seconds"] == seconds_text(seconds)
+    assert shown["hours"] == hours_text(hours)
+    assert [key for key, _, _ in cost.readouts(cost.State(n, per_score, card_gib))] == list(shown)

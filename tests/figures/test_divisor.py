@@ -2,6 +2,7 @@
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,3 +72,24 @@ def test_resample_changes_the_draws():
     widgets(view)["Resample"].clicks += 1
     assert readouts(view)["dot-std"] != before
     assert readouts(view)["seed"].startswith("1 ·")
+
+
+def _rows(state: divisor.State) -> dict[str, str]:
+    return {key: value for key, _, value in divisor.readouts(state)}
+
+
+@settings(max_examples=20, deadline=None)
+@given(d_k=st.sampled_from(SWEEP_D_KS), scaled=st.booleans(), seed=st.integers(0, 2))
+def test_readouts_are_a_function_of_the_state_alone(d_k, scaled, seed):
+    # No Panel: the readout at a state is the sweep's statistics for that seed, formatted.
+    stats = _expected(d_k, scaled, SWEEP_SEED + seed)
+    shown = _rows(divisor.State(d_k, scaled, SWEEP_SEED + seed))
+    assert shown["median-peak"] == peak_text(stats.median_peak)
+    assert shown["live-share"] == percent(stats.live_share)
+    assert shown["divisor"] == (f"√{d_k} = {std_text(math.sqrt(d_k))}" if scaled else "1")
+    assert shown["seed"] == f"{SWEEP_SEED + seed} · 400"
+
+
+def test_a_width_outside_the_sweep_is_refused_with_a_value_error():
+    with pytest.raises(ValueError):
+        divisor.readouts(divisor.State(d_k=3))

@@ -91,3 +91,30 @@ def test_rate_one_explains_that_nothing_survives():
     assert readouts(view)["row-1-dead"] == "100.0%"
     widgets(view)["Dropout rate p"].value = 0.5
     assert messages(view) == []
+
+
+def _rows(state: dropout.State) -> dict[str, str]:
+    return {key: value for key, _, value in dropout.readouts(state)}
+
+
+@settings(max_examples=30, deadline=None)
+@given(p=st.sampled_from(RATES), scaled=st.booleans(), seed=st.integers(0, 3))
+def test_readouts_and_message_are_functions_of_the_state_alone(p, scaled, seed):
+    # No Panel: a state's readout is the core's run and pass, formatted; its message is set
+    # exactly at the slider's ends.
+    state = dropout.State(p, scaled, 1_000, RUN_SEED + seed)
+    stats = run(WEIGHTS, p, 1_000, RUN_SEED + seed, scaled)
+    shown = _rows(state)
+    assert shown["row-2-dead"] == percent(stats.dead_share[1])
+    assert shown["mean-row-sum"] == num(stats.mean_row_sum, 3)
+    assert shown["pass-row-sums"] == vec(row_sums(one_pass(WEIGHTS, p, RUN_SEED + seed, scaled)), 3)
+    assert shown["run"] == f"{RUN_SEED + seed} · 1,000"
+    assert bool(dropout.message(state)) == (p in (0.0, 1.0))
+
+
+def test_factor_text_names_each_case():
+    assert dropout.factor_text(dropout.State(p=0.5)) == "× 2.00"
+    assert dropout.factor_text(dropout.State(p=0.5, scaled=False)) == "off (× 1)"
+    assert dropout.factor_text(dropout.State(p=1.0)) == "none: nothing survives"
+    assert "every weight is dropped" in dropout.message(dropout.State(p=1.0))
+    assert "nothing is dropped" in dropout.message(dropout.State(p=0.0))

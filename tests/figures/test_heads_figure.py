@@ -125,3 +125,32 @@ def test_weights_are_the_books_first_linear_layer():
     from attention.torch_rng import linear_weight, stream
 
     assert np.array_equal(heads.query_weights(3, 2), linear_weight(stream(123), 3, 2).T)
+
+
+def _rows(items) -> dict[str, str]:
+    return {key: value for key, _, value in items}
+
+
+def test_readouts_are_functions_of_the_state_alone():
+    # No Panel: GPT-2's sizes read off the core; an impossible split says so, and why.
+    gpt2 = heads.State(768, 768, 12)
+    shown = _rows(heads.readouts(gpt2))
+    assert shown["head-dim"] == "64"
+    assert shown["split-params"] == integer(param_counts(768, 768, 12).split)
+    assert [value for _, _, value in heads.trace(gpt2)] == [
+        shape_text(s) for _, s in shape_trace(2, 6, 768, 768, 12)
+    ]
+    assert heads.message(gpt2) == ""
+    odd = heads.State(3, 10, 3)
+    assert _rows(heads.readouts(odd)) == {"head-dim": "not a whole number"}
+    assert heads.trace(odd) == []
+    with pytest.raises(ValueError) as err:
+        head_columns(10, 3)
+    assert heads.message(odd) == str(err.value)
+
+
+@pytest.mark.parametrize("state", [heads.State(None, 2, 2), heads.State(3, 2, heads.MAX_SIZE + 1)])
+def test_sizes_out_of_range_are_refused_and_named_in_the_message(state):
+    with pytest.raises(ValueError):
+        heads.readouts(state)
+    assert heads.message(state)

@@ -96,3 +96,28 @@ def test_bad_rows_are_explained_and_recovered_from():
 
 def test_the_weight_set_is_section_3_5():
     assert "seed 789" in masking.WEIGHT_SET and "section 3.5" in masking.WEIGHT_SET
+
+
+def _rows(state: masking.State) -> dict[str, str]:
+    return {key: value for key, _, value in masking.readouts(state)}
+
+
+@given(step=st.integers(1, 5), fill=st.sampled_from(list(masking.FILLS.values())))
+def test_readouts_are_functions_of_the_state_alone(step, fill):
+    # No Panel: each state names the core's stages; a bad typed row empties only its own row.
+    state = masking.State(step, fill, "1, x")
+    route = efficient_stages(SCORES, 2) if fill == "-inf" else zero_mask_stages(SCORES, 2)
+    shown = _rows(state)
+    assert shown["naive-stage"] == naive_stages(SCORES, 2)[step - 1][0]
+    assert shown["efficient-stage"] == route[min(step, len(route)) - 1][0]
+    assert shown["row-1"] == vec(route[-1][1][0])
+    assert shown["counterexample"] == "—"
+    assert masking.message(state).startswith("Your row of scores: 'x' is not a number")
+    assert masking.titles(state)[1].endswith(" (done)") == (step >= len(route))
+
+
+def test_the_default_row_is_softmaxed_without_a_message():
+    state = masking.DEFAULT
+    assert _rows(state)["counterexample"] == vec(softmax(masking.parse_scores(state.row_text)))
+    assert masking.message(state) == ""
+    assert state.step == masking.N_STEPS == len(naive_stages(SCORES, 2))

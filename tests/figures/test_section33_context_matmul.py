@@ -63,3 +63,13 @@ def test_choosing_rows_shows_the_chosen_one(tokens):
     p = check_pointing(pane_html(view))
     assert p.out.attrs["data-showing"] == f"z{i}"
     assert messages(view) == []
+
+
+@given(row=st.sampled_from(TOKENS))
+def test_picture_and_readouts_are_functions_of_the_row_alone(row):
+    # No Panel: the readout is the core's context vector; the picture rebuilds that row first.
+    i = TOKENS.index(row)
+    _, _, Z = attend(book_inputs())
+    assert fig.readouts(row) == [("context", f"z for {row}", vec(Z[i]))]
+    p = check_pointing(fig.picture(row))
+    assert p.out.attrs["data-showing"] == f"z{i}"

@@ -56,3 +56,13 @@ def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
     want = query_scores(book_inputs(), TOKENS.index(tokens[-1]))
     assert readouts(view)["scores"] == vec(want)
     check_pointing(pane_html(view))
+
+
+@given(query=st.sampled_from(TOKENS))
+def test_picture_and_readouts_are_functions_of_the_query_alone(query):
+    # No Panel: the readout is the core's score row; the picture explains the first score.
+    X, q = book_inputs(), TOKENS.index(query)
+    assert fig.readouts(query) == [("scores", f"ω for {query}", vec(query_scores(X, q)))]
+    p = check_pointing(fig.picture(query))
+    assert p.out.attrs["data-showing"] == "s0"
+    assert num(dot_terms(X[q], X[0])[1]) in p.out.text()

@@ -62,3 +62,16 @@ def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
     s = query_scores(book_inputs(), TOKENS.index(tokens[-1]))
     assert readouts(view)["softmax"] == vec(softmax(s))
     assert readouts(view)["by-sum"] == vec(sum_normalise(s))
+
+
+@given(query=st.sampled_from(TOKENS))
+def test_picture_and_readouts_are_functions_of_the_query_alone(query):
+    # No Panel: the readout is the core's two normalisations; the picture points at the query.
+    s = query_scores(book_inputs(), TOKENS.index(query))
+    assert fig.readouts(query) == [
+        ("sum", f"sum of the scores of {query}", num(row_sums(s))),
+        ("by-sum", "divided by the sum", vec(sum_normalise(s))),
+        ("softmax", "softmax", vec(softmax(s))),
+    ]
+    p = check_pointing(fig.picture(query))
+    assert p.out.attrs["data-showing"] == f"t{TOKENS.index(query)}"

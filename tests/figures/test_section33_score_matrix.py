@@ -71,3 +71,14 @@ def test_switching_back_restores_the_scores():
         widgets(view)["Show"].value = mode
         check_pointing(pane_html(view))
     assert pane_html(view) == before
+
+
+def test_picture_and_readouts_are_functions_of_the_mode_alone():
+    # No Panel: scores are symmetric, weights are not, and every weight row sums to 1.
+    omega, alpha, _ = attend(book_inputs())
+    for mode, M in zip(fig.MODES, (omega, alpha), strict=True):
+        shown = {key: value for key, _, value in fig.readouts(mode)}
+        assert shown == {"symmetry": num(symmetry_error(M)), "row-sums": vec(row_sums(M))}
+        assert check_pointing(fig.picture(mode)).out.attrs["data-showing"] == "m1-2"
+    assert float(fig.readouts(fig.MODES[0])[0][2]) == 0.0
+    assert fig.readouts(fig.MODES[1])[1][2] == vec([1.0] * len(TOKENS))

@@ -66,3 +66,17 @@ def test_every_mode_is_labelled_and_the_weight_set_is_stated():
     view = three_modes.view()
     assert set(widgets(view)["Mode"].options) == set(three_modes.MODES)
     assert "seed 123" in three_modes.WEIGHT_SET and "section 3.4" in three_modes.WEIGHT_SET
+
+
+@given(mode=st.sampled_from(MODES), first=st.sampled_from(TOKENS), second=st.sampled_from(TOKENS))
+def test_readouts_and_message_are_functions_of_the_state_alone(mode, first, second):
+    # No Panel: the state's readout is the core's grids, formatted; the message only for a pair
+    # that is one token twice.
+    state = three_modes.State(mode, first, second)
+    shown = {key: value for key, _, value in three_modes.readouts(state)}
+    weights = mode_weights(X, mode, W_QUERY, W_KEY)
+    a, b = TOKENS.index(first), TOKENS.index(second)
+    assert shown["score-error"] == error_text(symmetry_error(mode_scores(X, mode, W_QUERY, W_KEY)))
+    assert shown["a-to-b"] == num(weights[a, b])
+    assert shown["b-to-a"] == num(weights[b, a])
+    assert bool(three_modes.message(state)) == (first == second)
