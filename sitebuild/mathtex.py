@@ -67,10 +67,10 @@ def fonts_used(html: str, css: str) -> list[str]:
     """The font files (as katex.min.css names them) that the page's math is drawn in.
 
     A page that names them in its head gets them with its first layout; found by the browser
-    as it lays the math out, each arriving font lays the whole page out again (three layouts
-    of 40-80 ms on a post, before any figure could be drawn). KaTeX draws in its Main font
-    and switches font by class: a rule ``.katex .a.b{font-family:...}`` applies where an
-    element has classes a and b. Rules on nested elements (``>span``) are not followed.
+    as it lays the math out, each arriving font lays the whole page out again, before any
+    figure could be drawn. KaTeX draws in its Main font and switches font by class: a rule
+    ``.katex .a.b{font-family:...}`` applies where an element has classes a and b. Rules on
+    nested elements (``>span``) are not followed.
     """
     faces = {(family, style, weight): url for family, style, weight, url in _FACE.findall(css)}
     lists = [set(found.split()) for found in set(_CLASSES.findall(html))]
