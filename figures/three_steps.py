@@ -5,22 +5,17 @@ token has the same colour in each, and tapping it in any panel picks it out in a
 third panel stacks each token's share (weight x embedding) of the context vector.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import panel as pn
 from bokeh.models import ColumnDataSource, HoverTool, Span
 
 from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import (
-    ACCENT,
-    INK,
-    VISUALLY_HIDDEN_LABEL,
-    frame,
-    pane,
-    readout_html,
-    recompute,
-)
-from figures.plots import TOKEN_COLORS, bar_chart, note, plot, refill, stack_bounds
+from figures.frame import INK, VISUALLY_HIDDEN_LABEL, frame, pane, readout_html, recompute
+from figures.plots import TOKEN_COLORS, bar_chart, note, outline, plot, refill, stack_bounds
+from figures.widgets import token_picker
 from formatting import num, vec
 
 TITLE = "Three steps, one word"
@@ -31,6 +26,46 @@ CAPTION = (
     "every other token."
 )
 DIMS = ("x₁", "x₂", "x₃")
+HINT = (
+    "Colours match across the panels; the query has an orange outline. "
+    "<b>Tap a bar</b> to pick out that token everywhere (tap empty space to clear)."
+)
+
+
+class State(NamedTuple):
+    """The query token and the embedding boxes' numbers, row by row (an empty box is None)."""
+
+    query: str
+    values: tuple[tuple[float | None, ...], ...]
+
+
+def inputs(state: State) -> np.ndarray:
+    """The embeddings as a (T, 3) float64 array; ``ValueError`` for an empty box or a number
+    float64 cannot hold."""
+    if any(v is None for row in state.values for v in row):
+        raise ValueError("Every embedding number needs a value.")
+    X = np.array(state.values, dtype=np.float64)
+    if not np.all(np.isfinite(X)):  # the box shows "Infinity" for 1e400
+        raise ValueError("Every embedding number must be finite: at most about 1.8e308.")
+    return X
+
+
+def _steps(state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three steps for the query: scores, weights, context vector."""
+    X = inputs(state)
+    s = query_scores(X, TOKENS.index(state.query))
+    w = softmax(s)
+    return s, w, context(w, X)
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """Each step's numbers for the query; raises ``ValueError`` where the core refuses."""
+    s, w, z = _steps(state)
+    return [
+        ("scores", f"ω for {state.query}", vec(s)),
+        ("weights", "α = softmax(ω)", vec(w)),
+        ("context", f"z for {state.query}", vec(z)),
+    ]
 
 
 def _token_rows(s, w, parts, i) -> dict:
@@ -42,8 +77,7 @@ def _token_rows(s, w, parts, i) -> dict:
         "score": s.tolist(),
         "weight": w.tolist(),
         "color": list(TOKEN_COLORS),
-        "edge": [ACCENT if j == i else "#ffffff" for j in range(n)],
-        "edge_width": [3.0 if j == i else 1.0 for j in range(n)],
+        **outline([j == i for j in range(n)]),
     }
     for k, dim in enumerate(DIMS):
         data[f"dim{k}"] = [dim] * n
@@ -51,6 +85,19 @@ def _token_rows(s, w, parts, i) -> dict:
         data[f"bottom{k}"] = bottom[:, k].tolist()
         data[f"top{k}"] = top[:, k].tolist()
     return data
+
+
+def _token_columns(state: State) -> dict:
+    """The shared source for the state: each token's score, weight and share of z."""
+    s, w, _ = _steps(state)
+    parts = contributions(w, inputs(state))
+    return _token_rows(s, w, parts, TOKENS.index(state.query))
+
+
+def _totals_columns(state: State) -> dict:
+    """The context vector's coordinates, marked at the top of each stack."""
+    z = _steps(state)[2]
+    return {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]}
 
 
 def _context_plot(tokens: ColumnDataSource, totals: ColumnDataSource):
@@ -91,10 +138,8 @@ def _context_plot(tokens: ColumnDataSource, totals: ColumnDataSource):
     return p
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: query picker, 6x3 embedding grid, three linked panels."""
-    X0 = book_inputs()
-    query = pn.widgets.Select(name="Query token", options=list(TOKENS), value=TOKENS[1], width=160)
+def _embedding_grid(X0: np.ndarray) -> tuple[list[list[pn.widgets.FloatInput]], pn.GridBox]:
+    """A box per embedding number, under a header of dimensions, each row named by its token."""
     cells = [
         [
             pn.widgets.FloatInput(
@@ -125,9 +170,11 @@ def view() -> pn.viewable.Viewable:
         ],
         ncols=4,
     )
-    zeros = np.zeros((len(TOKENS), len(DIMS)))
-    tokens = ColumnDataSource(_token_rows(zeros[:, 0], zeros[:, 0], zeros, 1))
-    totals = ColumnDataSource({"dim": list(DIMS), "z": [0.0] * 3, "text": [""] * 3})
+    return cells, grid
+
+
+def _step_plots(tokens: ColumnDataSource, totals: ColumnDataSource) -> tuple:
+    """The three linked panels: scores, weights, and the context vector's stacked shares."""
     score_plot = bar_chart(
         "1 · scores ω = x_query · x_j",
         tokens,
@@ -144,36 +191,26 @@ def view() -> pn.viewable.Viewable:
         "weight",
         tooltips=[("token", "@label"), ("α", "@weight{0.0000}")],
     )
-    context_plot = _context_plot(tokens, totals)
-    readout, message = pane(), pane()
-    hint = note(
-        "Colours match across the panels; the query has an orange outline. "
-        "<b>Tap a bar</b> to pick out that token everywhere (tap empty space to clear)."
-    )
+    return score_plot, weight_plot, _context_plot(tokens, totals)
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: query picker, 6x3 embedding grid, three linked panels."""
+    query = token_picker()
+    cells, grid = _embedding_grid(book_inputs())
+    boxes = [cell for row in cells for cell in row]
+    zeros = np.zeros((len(TOKENS), len(DIMS)))
+    tokens = ColumnDataSource(_token_rows(zeros[:, 0], zeros[:, 0], zeros, 1))
+    totals = ColumnDataSource({"dim": list(DIMS), "z": [0.0] * 3, "text": [""] * 3})
+    plots = _step_plots(tokens, totals)
+    readout, banner = pane(), pane()
+    hint = note(HINT)
 
     def draw() -> None:
-        values = [[cell.value for cell in row] for row in cells]
-        if any(v is None for row in values for v in row):
-            raise ValueError("Every embedding number needs a value.")
-        X = np.array(values, dtype=np.float64)
-        if not np.all(np.isfinite(X)):  # the box shows "Infinity" for 1e400
-            raise ValueError("Every embedding number must be finite: at most about 1.8e308.")
-        i = TOKENS.index(query.value)
-        s = query_scores(X, i)
-        w = softmax(s)
-        z = context(w, X)
-        parts = contributions(w, X)
-        refill(tokens, _token_rows(s, w, parts, i))
-        refill(totals, {"dim": list(DIMS), "z": z.tolist(), "text": [num(v) for v in z]})
-        readout.object = readout_html(
-            [
-                ("scores", f"ω for {query.value}", vec(s)),
-                ("weights", "α = softmax(ω)", vec(w)),
-                ("context", f"z for {query.value}", vec(z)),
-            ]
-        )
+        state = State(query.value, tuple(tuple(cell.value for cell in row) for row in cells))
+        refill(tokens, _token_columns(state))
+        refill(totals, _totals_columns(state))
+        readout.object = readout_html(readouts(state))
 
-    recompute([query, *[c for row in cells for c in row]], message, draw)
-    return frame(
-        [query, grid], [score_plot, weight_plot, context_plot], readout, pn.Column(message, hint)
-    )
+    recompute([query, *boxes], banner, draw)
+    return frame([query, grid], plots, readout, pn.Column(banner, hint))

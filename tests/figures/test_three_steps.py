@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import panel as pn
+import pytest
 from bokeh.models import TapTool
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,3 +129,56 @@ def test_the_stacked_shares_add_up_to_the_context_vector(token, row, col, value)
     edges = data["edge_width"]
     assert edges.index(max(edges)) == TOKENS.index(token)  # the query is outlined
     assert readouts(view)["context"] == vec(z)
+
+
+# --- the readouts as a function of the controls, without Panel -----------------------------
+
+
+def state_of(token: str, X) -> three_steps.State:
+    return three_steps.State(token, tuple(tuple(row) for row in np.asarray(X).tolist()))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    token=st.sampled_from(TOKENS),
+    row=st.integers(0, 5),
+    col=st.integers(0, 2),
+    value=st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.0, -1e308, 1e308]),
+)
+def test_the_readouts_are_the_cores_numbers_or_refused(token, row, col, value):
+    X = book_inputs()
+    X[row, col] = value
+    state = state_of(token, X)
+    try:
+        w = softmax(query_scores(X, TOKENS.index(token)))
+        want = [vec(query_scores(X, TOKENS.index(token))), vec(w), vec(context(w, X))]
+    except ValueError as refused:
+        with pytest.raises(ValueError) as also:
+            three_steps.readouts(state)
+        assert str(also.value) == str(refused)
+        return
+    shown = three_steps.readouts(state)
+    assert [text for _, _, text in shown] == want
+    assert [label for _, label, _ in shown] == [
+        f"ω for {token}",
+        "α = softmax(ω)",
+        f"z for {token}",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [(None, "needs a value"), (math.inf, "must be finite"), (math.nan, "finite")],
+)
+def test_an_empty_box_or_a_non_finite_number_is_refused(value, words):
+    values = [list(row) for row in book_inputs().tolist()]
+    values[2][1] = value
+    with pytest.raises(ValueError, match=words):
+        three_steps.inputs(three_steps.State("journey", tuple(map(tuple, values))))
+
+
+def test_the_books_journey_row_without_panel():
+    shown = dict(
+        (key, text) for key, _, text in three_steps.readouts(state_of("journey", book_inputs()))
+    )
+    assert shown["context"] == "[0.4419, 0.6515, 0.5683]"
