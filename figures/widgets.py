@@ -1,5 +1,5 @@
-"""Widgets the figures share: buttons whose focus shows, a switch whose state shows, and a
-slider over chosen values.
+"""Widgets the figures share: buttons whose focus shows, a switch whose state shows, a slider
+over chosen values, a token picker, and presets that set several controls and draw once.
 
 The slider picks one of a few values (key widths, context lengths) and shows the chosen one.
 

@@ -14,6 +14,12 @@ from formatting import integer, num, power_of_ten, sci
 from tests.figures.probe import messages, readouts, widgets
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
+# Every value each slider can take.
+SLIDERS = {
+    "T": st.integers(1, depth.MAX_T),
+    "layers": st.integers(1, depth.MAX_LAYERS),
+    "factor": st.integers(1, 100).map(lambda k: k / 100),
+}
 
 
 def set_controls(view, T, layers, factor):
@@ -70,11 +76,7 @@ def test_underflow_is_explained_and_still_printed():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    T=st.integers(1, depth.MAX_T),
-    layers=st.integers(1, depth.MAX_LAYERS),
-    factor=st.integers(1, 100).map(lambda k: k / 100),
-)
+@given(**SLIDERS)
 def test_random_settings_give_the_cores_numbers(T, layers, factor):
     view = depth.view()
     set_controls(view, T, layers, factor)
@@ -118,11 +120,7 @@ def test_value_labels_stay_inside_the_plot_at_long_sequences():
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    T=st.integers(1, depth.MAX_T),
-    layers=st.integers(1, depth.MAX_LAYERS),
-    factor=st.integers(1, 100).map(lambda k: k / 100),
-)
+@given(**SLIDERS)
 def test_the_readouts_are_the_cores_numbers(T, layers, factor):
     shown = depth.readouts(depth.State(T, layers, factor))
     assert {key: text for key, _, text in shown} == expected(T, layers, factor)

@@ -23,6 +23,11 @@ from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 
 TOKEN, SCALE, SIMILARITY = "Token to scale", "Scale factor", "Similarity"
+# The token and the similarity, each over all its options (the tests pick the factors).
+CONTROLS = {
+    "token": st.sampled_from(TOKENS),
+    "similarity": st.sampled_from([magnitude.DOT, magnitude.COSINE]),
+}
 
 
 def set_controls(view, token: str, factor: float, similarity: str) -> None:
@@ -118,11 +123,7 @@ def test_extremes(token, factor, similarity):
 
 
 @settings(max_examples=50, deadline=None)
-@given(
-    token=st.sampled_from(TOKENS),
-    factor=st.integers(1, 100).map(lambda k: k / 10),
-    similarity=st.sampled_from([magnitude.DOT, magnitude.COSINE]),
-)
+@given(**CONTROLS, factor=st.integers(1, 100).map(lambda k: k / 10))
 def test_random_settings_give_the_cores_numbers(token, factor, similarity):
     view = magnitude.view()
     set_controls(view, token, factor, similarity)
@@ -134,11 +135,7 @@ def test_random_settings_give_the_cores_numbers(token, factor, similarity):
 
 
 @settings(max_examples=50, deadline=None)
-@given(
-    token=st.sampled_from(TOKENS),
-    factor=st.integers(0, 100).map(lambda k: k / 10),
-    similarity=st.sampled_from([magnitude.DOT, magnitude.COSINE]),
-)
+@given(**CONTROLS, factor=st.integers(0, 100).map(lambda k: k / 10))
 def test_the_readouts_are_the_cores_numbers_or_refused(token, factor, similarity):
     state = magnitude.State(token, factor, similarity)
     if factor == 0.0 and similarity == magnitude.COSINE:
