@@ -241,9 +241,9 @@ def view() -> pn.viewable.Viewable:
         shapes.object = readout_html(steps) if steps else ""
         return message_html(message(state))
 
-    sizes_boxes = Presets((d_in, d_out, heads), recompute((), message_pane, draw))
-    book.on_click(lambda _event: sizes_boxes.load(*PRESETS["book"]))
-    gpt2.on_click(lambda _event: sizes_boxes.load(*PRESETS["gpt2"]))
+    boxes = Presets((d_in, d_out, heads), recompute((), message_pane, draw))
+    book.on_click(lambda _event: boxes.load(*PRESETS["book"]))
+    gpt2.on_click(lambda _event: boxes.load(*PRESETS["gpt2"]))
     shape_note = note("<b>Shape trace</b> of the split class, batch of two:")
     return frame(
         [d_in, d_out, heads, book, gpt2],
