@@ -1,7 +1,10 @@
 // Make one page's Pyodide memory snapshot at build time, in Node:
 //
-//   node snapshot.js '{"runtime": DIR, "sitePackages": DIR, "figures": [...], "distUrl": URL,
-//                      "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
+//   node snapshot.js '{"runtime": DIR, "unpacked": DIR, "sitePackages": PATH, "figures": [...],
+//                      "distUrl": URL, "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
+//
+// "unpacked" holds the unpacked wheels on disk; "sitePackages" is where Pyodide imports them
+// from, the same path the page config gives the browser worker.
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
 // libraries, builds the page's figures exactly as the browser worker would (figures.live.start)
@@ -20,7 +23,6 @@ const args = JSON.parse(process.argv[2]);
 // A browser adds a function or two to the table at start-up that Node does not: leave room,
 // so that the libraries' slots are free in both.
 const TABLE_ROOM = 64;
-const SITE_PACKAGES = "/lib/python3.12/site-packages";
 
 // Panel's worker code keeps one JavaScript function it made (undefined -> null, then
 // Object.fromEntries); the snapshot stores it by name and the worker makes it again.
@@ -99,7 +101,7 @@ async function main() {
     if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
   }
   const libraries = [];
-  writeTree(pyodide.FS, args.sitePackages, SITE_PACKAGES, libraries);
+  writeTree(pyodide.FS, args.unpacked, args.sitePackages.replace(/\/$/, ""), libraries);
   M.wasmTable.grow(TABLE_ROOM);
   const libs = await loadLibraries(M, libraries);
   const tableAfterLibs = M.wasmTable.length;

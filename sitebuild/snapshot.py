@@ -26,6 +26,7 @@ from pathlib import Path
 
 import zstandard
 
+from sitebuild import pins
 from sitebuild.bundle import UNUSED, bundle_files, bundle_recipe, pack
 from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 
@@ -125,7 +126,8 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
         run_maker(
             {
                 "runtime": str(maker.runtime_dir.resolve()),
-                "sitePackages": str(maker.site_packages.resolve()),
+                "unpacked": str(maker.site_packages.resolve()),
+                "sitePackages": pins.PYODIDE_SITE_PACKAGES,
                 "figures": figures,
                 "distUrl": maker.dist_url,
                 "pyodide": maker.pyodide_version,

@@ -1,16 +1,21 @@
 """The pins and the paths the page, the worker and the snapshot maker must agree on."""
 
 import re
+from pathlib import Path
 
 import build
 from sitebuild import pins, snapshot
 
+ROOT = Path(__file__).resolve().parents[2]
 
-def test_site_packages_is_where_the_snapshot_maker_installs():
-    """The page config hands the worker this path; the maker writes the same tree there."""
-    maker = snapshot.SCRIPT.read_text()
-    (installed,) = re.findall(r'const SITE_PACKAGES = "([^"]+)";', maker)
-    assert pins.PYODIDE_SITE_PACKAGES == installed + "/"
+
+def test_site_packages_is_typed_once():
+    """The page config hands the worker this path and the snapshot maker gets it as an
+    argument: no script types it again, so the two cannot drift apart."""
+    scripts = [snapshot.SCRIPT, *sorted((ROOT / "static").glob("*.js"))]
+    assert [s.name for s in scripts if "python3.12/site-packages" in s.read_text()] == []
+    assert "args.sitePackages" in snapshot.SCRIPT.read_text()
+    assert pins.PYODIDE_SITE_PACKAGES.startswith("/lib/python3.12/")
 
 
 def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_and_page():
