@@ -113,7 +113,7 @@ import importlib, json, sys
 importlib.invalidate_caches()
 from figures import live
 live.start(figure_ids, dist_url)
-site = "${SITE_PACKAGES}/"
+site = "${args.sitePackages}"
 files = set()
 for mod in list(sys.modules.values()):
     for name in (getattr(mod, "__file__", None), getattr(mod, "__cached__", None)):
