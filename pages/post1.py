@@ -63,6 +63,7 @@ from attention.fixtures import (
     preset_query,
 )
 from formatting import integer, num, percent, sci, vec, words
+from pages import placed_figures
 
 SLUG = "attention-without-weights"
 TEMPLATE = "post1.html"
@@ -81,6 +82,10 @@ VARIANTS_AFTER = 2019
 # Section 01's two worked examples of backpropagation through time: (layers, sequence length).
 SMALL_RNN = (2, 10)
 LARGE_RNN = (EXAMPLE_LAYERS, EXAMPLE_T)  # the figure starts there
+
+# The one figure that computes nothing from the book's tensor (it counts, and says so); the
+# lede counts the others out of every figure the template places.
+COUNTING_FIGURE = "depth"
 
 
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
@@ -109,6 +114,16 @@ def _chapter_2() -> dict:
         "ch2_vocab": integer(GPT2_VOCAB),
         "ch2_width": width,
         "ch2_table_params": integer(embedding_params(GPT2_VOCAB, width)),
+    }
+
+
+def _figures() -> dict:
+    """The lede's and section 06's counts of this page's own figures."""
+    placed = placed_figures(TEMPLATE)
+    return {
+        "figures_on_tensor": _count(len(placed) - 1, len(placed)),
+        "counting_figure": _ORDINALS[placed.index(COUNTING_FIGURE)],
+        "what_it_did_figures": _count(len(placed_figures(TEMPLATE, "what-it-did"))),
     }
 
 
@@ -246,6 +261,7 @@ def context() -> dict:
         "transformer_year": TRANSFORMER_YEAR,
         "variants_after": VARIANTS_AFTER,
         **_chapter_2(),
+        **_figures(),
         **_depth(),
         **_three_steps(X),
         **_normalisations(X),

@@ -50,8 +50,6 @@ SOURCE = {
     "07, 'after 2019'": ["2019"],
 }  # fmt: skip
 
-FIGURES = ["depth", "three-steps", "normalisations", "loop-matmul", "flat-weights", "magnitude"]
-
 
 @pytest.fixture(scope="module")
 def html() -> str:
@@ -116,11 +114,6 @@ def test_printed_outputs_come_from_running_the_code(html):
     assert "journey's row: [0.4419 0.6515 0.5683]" in outputs[5]
     assert "weight asymmetry: 0.087657" in outputs[5]
     assert outputs[6] == "[2.549 2.519 2.521 2.56  2.564 2.534] ceiling 2.585"
-
-
-def test_the_six_figures_are_placed_in_order(html):
-    placed = re.findall(r'<figure class="fig" data-figure="([^"]+)"', html)
-    assert placed == FIGURES
 
 
 def test_sections_01_to_07_have_headings(html):

@@ -254,9 +254,7 @@ def test_code_snippets_print_their_results(html):
     assert "round trip exact: True" in joined
 
 
-def test_six_figures_each_once_with_sections_01_to_07(html):
-    ids = re.findall(r'data-figure="([^"]+)"', html)
-    assert ids == ["three-modes", "divisor", "masking", "dropout", "heads", "cost"]
+def test_sections_01_to_07_have_headings(html):
     headings = re.findall(r"<h2[^>]*>(\d\d) ·", html)
     assert headings == ["01", "02", "03", "04", "05", "06", "07"]
 

@@ -79,11 +79,6 @@ def test_no_number_is_typed_into_the_template():
     assert re.findall(r"\d\.\d{2,}", source) == []
 
 
-def test_the_four_figures_are_placed_once_each(html):
-    placed = re.findall(r'<figure class="fig" data-figure="([^"]+)"', html)
-    assert placed == ["matmul-scores", "normalisations-compare", "score-matrix", "context-matmul"]
-
-
 def test_each_term_has_one_tooltip_and_every_link_lands_on_an_entry(html):
     terms = glossary.load()
     links = re.findall(r'<a class="term" href="/glossary/#([^"]+)"', html)
