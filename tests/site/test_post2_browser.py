@@ -19,10 +19,12 @@ from attention.scaling import SWEEP_D_KS, SWEEP_SEED, dk_sweep
 from attention.torch_rng import weights_section_3_4
 from figures import divisor
 from formatting import error_text, integer, num, peak_text
+from pages import placed_figures
+from pages import post2 as page  # the name post2 is the live page's fixture
 
 pytestmark = pytest.mark.browser
-POST2 = "trainable-attention/"
-FIGURES = ("three-modes", "divisor", "masking", "dropout", "heads", "cost")
+POST2 = f"{page.SLUG}/"
+FIGURES = placed_figures(page.TEMPLATE)
 # Event to readout, in the page: a generous bound that a hung or lost update fails, not a
 # speed target (speed is the benchmark's).
 ROUND_TRIP_MS = 1000
