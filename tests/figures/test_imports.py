@@ -2,7 +2,8 @@
 
 A page that restores its memory snapshot has only the packages the build imported (their
 modules in the heap, the rest in the shipped files bundle, see sitebuild/snapshot.py); a
-package first needed when the reader moves a control would not be there.
+package first needed when the reader moves a control would not be there. (That building a
+figure imports only what the runtime ships is the build's own check, sitebuild/checks.py.)
 """
 
 import json
@@ -15,12 +16,7 @@ import json, sys
 import panel as pn
 from bokeh.document import Document
 from figures import REGISTRY, module
-
-
-def packages():
-    # The standard library ships whole; the rest comes from wheels.
-    tops = {name.split(".")[0] for name in sys.modules}
-    return sorted(tops - set(sys.stdlib_module_names) - set(sys.builtin_module_names))
+from sitebuild.figure_imports import packages
 
 
 def values(widget):
