@@ -12,6 +12,7 @@ import argparse
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import jinja2
@@ -21,7 +22,7 @@ import pages
 from figures import module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
-from sitebuild import glossary, install, mathtex, pins, snapshot, snippets
+from sitebuild import glossary, hashed, install, mathtex, pins, snapshot, snippets
 from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -103,9 +104,21 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
     return html, figure_ids
 
 
-def dist_url(base: str) -> str:
+def dist_url(base: str, moved: hashed.Manifest) -> str:
     """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
-    return f"{base}{VENDOR}/{pins.PANEL_DIST}"
+    return base + hashed.folder(moved, f"{VENDOR}/{pins.PANEL_DIST}")
+
+
+def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
+    """The files the worker loads by their hashed names: its own script, the zstd decoder's
+    script, the folder of Pyodide's core files (its ``indexURL``) and the lock file."""
+    url = hashed.urls(moved, base)
+    return {
+        "worker": url("static/worker.js"),
+        "zstd": url("static/zstd.js"),
+        "pyodide": base + hashed.index_folder(moved),
+        "lock": url(hashed.LOCK),
+    }
 
 
 def live_scripts() -> list[str]:
@@ -122,14 +135,16 @@ def add_live_figures(
     ids: list[str],
     packages: list[str],
     snapshot: dict | None,
+    moved: hashed.Manifest,
 ) -> str:
     """The pre-render of the page's figures and the scripts that make them live.
 
     The pre-render is one small document per figure, so the page can draw the figures on the
     reader's screen before the others.
     """
-    config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base)}
+    config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base, moved)}
     config["sitePackages"] = pins.PYODIDE_SITE_PACKAGES
+    config["urls"] = worker_urls(base, moved)
     if snapshot:
         config["snapshot"] = snapshot
     prerender = {fid: serialize(document([fid], config["distUrl"])) for fid in ids}
@@ -140,10 +155,10 @@ def add_live_figures(
     return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
 
 
-def font_preloads(fonts: list[str], base: str) -> str:
+def font_preloads(fonts: list[str], url: Callable[[str], str]) -> str:
     """Links that make the browser fetch the page's math fonts with the page itself."""
     link = '<link rel="preload" as="font" type="font/woff2" crossorigin href="{}">\n'
-    return "".join(link.format(f"{base}{VENDOR}/katex/{font}") for font in fonts)
+    return "".join(link.format(url(f"{VENDOR}/katex/{font}")) for font in fonts)
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -165,7 +180,12 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     packages = install_runtime(out, cache)
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
+    # Deploy-safe names (sitebuild/hashed.py): the site's files and the vendored trees now,
+    # since the prose links them and the snapshots keep Panel's dist URL; runtime/ once the
+    # snapshots are in it.
+    moved = hashed.hash_assets(out)
     env = environment(ROOT / "templates")
+    env.globals["asset"] = hashed.urls(moved, base)
     prose = {}
     for page in pages.all_pages():
         log("page", page.SLUG or "(index)")
@@ -175,17 +195,21 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     if snapshots:
         folder = cache / "snapshots"
         decoder = install.zstd_decoder(cache)
+        panel_css = dist_url(base, moved)
         metas = snapshot.make(
-            out / "runtime", figures, dist_url(base), pins.PYODIDE_VERSION, folder, decoder, log
+            out / "runtime", figures, panel_css, pins.PYODIDE_VERSION, folder, decoder, log
         )
+    moved |= hashed.hash_runtime(out)
+    url = hashed.urls(moved, base)
     html = {}
     for page, (text, ids) in prose.items():
         meta = metas.get(page.SLUG)
-        restore = snapshot.page_config(base, page.SLUG, meta) if meta else None
-        html[page] = add_live_figures(env, text, base, ids, packages, restore) if ids else text
+        restore = snapshot.page_config(url, page.SLUG, meta) if meta else None
+        live = add_live_figures(env, text, base, ids, packages, restore, moved) if ids else None
+        html[page] = live or text
     css = (katex / "katex.min.css").read_text()
     for page, text in mathtex.typeset(html, katex).items():
-        fonts = font_preloads(mathtex.fonts_used(text, css), base)
+        fonts = font_preloads(mathtex.fonts_used(text, css), url)
         text = text.replace("</head>", fonts + "</head>")
         target = out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -248,18 +248,19 @@ def bundle_key(runtime: str, common: list[str], packages: list[str]) -> str:
     )  # fmt: skip
 
 
-def page_config(base: str, slug: str, meta: dict) -> dict:
-    """What a page's worker needs to restore its snapshot."""
+def page_config(url: Callable[[str], str], slug: str, meta: dict) -> dict:
+    """What a page's worker needs to restore its snapshot; ``url`` gives a file's URL by its
+    path under the site as built (sitebuild/hashed.py names it by its content)."""
     return {
-        "decoder": f"{base}runtime/{DECODER}",
-        "state": f"{base}runtime/{FOLDER}/{slug}.bin.zst",
+        "decoder": url(f"runtime/{DECODER}"),
+        "state": url(f"runtime/{FOLDER}/{slug}.bin.zst"),
         "stateBytes": meta["heapBytes"],
-        "files": f"{base}runtime/{FILES}",
+        "files": url(f"runtime/{FILES}"),
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],
         "tableAfterLibs": meta["tableAfterLibs"],
         "packed": [
-            {"file": name, "url": f"{base}runtime/{name}.zst", "bytes": meta["packed"][name]}
+            {"file": name, "url": url(f"runtime/{name}.zst"), "bytes": meta["packed"][name]}
             for name in PACKED
         ],
     }

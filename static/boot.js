@@ -6,7 +6,7 @@
   "use strict";
   if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") return;
   const config = JSON.parse(document.getElementById("page-config").textContent);
-  const worker = new Worker(`${config.base}static/worker.js`);
+  const worker = new Worker(config.urls.worker);
   const events = []; // what the worker says until page.js takes it over
   worker.onmessage = (event) => events.push(event);
   worker.onerror = (event) => {

@@ -11,12 +11,18 @@
 //        |             v  | Retry   |
 //        +---------> failed <-------+
 //
+//   prerendering, starting --> outdated
+//
 //   prerendering  the pre-render is being drawn; Python starts meanwhile (boot.js).
 //   starting      the pre-render is on screen and Python is starting in the worker (a worker
 //                 that cannot use the snapshot is replaced by one that starts without it).
 //   live          the worker's figures are on screen and answer the controls.
 //   failed        no worker: the pre-render shows (drawn again if the figures were live), and
 //                 each status line says why and offers a Retry.
+//   outdated      a file the page needs is gone from the server: the site was deployed again
+//                 since this page was loaded, and every file is named by its content, so the
+//                 page's own versions are gone. No worker; the pre-render shows, and each
+//                 status line says so and offers a Reload, the only way to the new files.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -26,14 +32,15 @@
 
   // The moves enter() allows: phase -> the phases it may move to.
   const MOVES = {
-    prerendering: ["starting", "failed"],
-    starting: ["live", "failed"],
+    prerendering: ["starting", "failed", "outdated"],
+    starting: ["live", "failed", "outdated"],
     live: ["failed"],
     failed: ["starting"],
+    outdated: [],
   };
   // What <html data-figures> and each status line's data-status say in a phase (the tests,
   // the benchmark and site.css read them); there is none while the pre-render is drawn.
-  const SHOWN_AS = { starting: "static", live: "live", failed: "failed" };
+  const SHOWN_AS = { starting: "static", live: "live", failed: "failed", outdated: "outdated" };
   // Control attributes whose changes on the pre-render are kept for the live figures.
   const REPLAYED = ["value", "active"];
   // A figure update is quick: a worker silent this long has died or hung.
@@ -102,6 +109,15 @@
         `Not live: ${reason}. The figure shows its pre-rendered default numbers, which are correct.`,
       );
       for (const fig of figures) fig.querySelector(".fig-status").append(" ", retryButton());
+    } else if (phase === "outdated") {
+      setBanner("");
+      setStatusLines(
+        SHOWN_AS[phase],
+        "Not live: the site has been updated since this page was loaded, and a file it needs " +
+          "is gone. Reload the page to get the new version. The figure shows its pre-rendered " +
+          "numbers.",
+      );
+      for (const fig of figures) fig.querySelector(".fig-status").append(" ", reloadButton());
     }
   }
 
@@ -358,7 +374,7 @@
   }
 
   function fail(reason) {
-    if (state.phase === "failed") return; // the first reason stands
+    if (state.phase === "failed" || state.phase === "outdated") return; // the first reason stands
     const wasLive = state.phase === "live";
     stopWorker();
     enter("failed", reason);
@@ -367,6 +383,36 @@
       removeViews();
       state.prerender.drawing = drawPrerender().catch(console.error);
     }
+  }
+
+  // The page is older than the site on the server (`url` answered 404): stop and offer a reload.
+  function outdated(url) {
+    if (state.phase === "outdated") return;
+    console.warn(`figures: ${url} is gone from the server; this page is older than the site`);
+    stopWorker();
+    enter("outdated");
+  }
+
+  // Whether `url` is gone from the server, asked past the browser's cache.
+  const isGone = (url) =>
+    fetch(url, { method: "HEAD", cache: "no-store" }).then((r) => r.status === 404, () => false);
+
+  // Something failed before the worker could say why (a script that did not load, say): if a
+  // file of this page is gone from the server, that is the reason to show.
+  async function failOrOutdated(urls, reason) {
+    const gone = await Promise.all(urls.map(isGone));
+    const url = urls.find((_, i) => gone[i]);
+    if (url) outdated(url);
+    else fail(reason);
+  }
+
+  function reloadButton() {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "fig-retry";
+    button.textContent = "Reload";
+    button.addEventListener("click", () => location.reload());
+    return button;
   }
 
   function retryButton() {
@@ -412,6 +458,9 @@
       case "failed":
         fail(message.reason);
         break;
+      case "outdated":
+        outdated(message.url);
+        break;
     }
   }
 
@@ -419,12 +468,13 @@
     worker.onmessage = (event) => onWorkerMessage(event).catch((err) => fail(String(err)));
     worker.onerror = (event) => {
       event.preventDefault();
-      fail(`the Python worker could not run (${event.message || "script failed to load"})`);
+      if (event.message) fail(`the Python worker could not run (${event.message})`);
+      else failOrOutdated([config.urls.worker], "the Python worker's script failed to load");
     };
   }
 
   function startWorker({ snapshot = true } = {}) {
-    state.worker = new Worker(`${config.base}static/worker.js`);
+    state.worker = new Worker(config.urls.worker);
     listen(state.worker);
     state.worker.postMessage({
       type: "start",
@@ -464,5 +514,6 @@
     if (!canRun) fail("this browser cannot run Python (no Web Workers or WebAssembly)");
   }
 
-  main().catch((err) => fail(String(err)));
+  const scripts = [...document.scripts].map((script) => script.src).filter(Boolean);
+  main().catch((err) => failOrOutdated(scripts, String(err)));
 })();

@@ -11,8 +11,10 @@
 //
 //   page -> worker
 //     start              the page config (#page-config: base, figures, packages, distUrl,
-//                        sitePackages, snapshot; snapshot false for the ordinary start) and
-//                        prerenderVisible: start Python and build the figures
+//                        sitePackages, urls, snapshot; snapshot false for the ordinary start)
+//                        and prerenderVisible: start Python and build the figures. urls names
+//                        the files this worker loads (zstd.js, Pyodide's folder, the lock) by
+//                        their content-hashed names (sitebuild/hashed.py)
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
 //     shown              {}: the page shows the figures: send their updates from now on
@@ -28,13 +30,8 @@
 //     change-done        {}: the last change has been handled (after every change, even one
 //                        that failed)
 //     failed             {reason}: Python did not start, or a change failed; not live
-importScripts("zstd.js");
-
-// Pyodide's scripts, compiled only when needed: compiling them takes a core the page needs
-// while it draws its pre-render.
-const PYODIDE_SCRIPTS = ["../runtime/pyodide.asm.js", "../runtime/pyodide.js"];
-const loadPyodideScripts = () => importScripts(...PYODIDE_SCRIPTS);
-const indexURL = new URL("../runtime/", self.location).href;
+//     outdated           {url}: a file the start needs is gone from the server (404: the site
+//                        was deployed again since the page was loaded); only a reload helps
 const STEPS = 3; // of the start, as the banner counts them
 // The longest wait for the page's pre-render, so a page that never says it is drawn still
 // goes live.
@@ -43,11 +40,46 @@ const PRERENDER_WAIT_MS = 3000;
 let figuresLive = null; // the Python module figures.live (a Pyodide proxy), once started
 let figuresToRehearse = []; // the page's figure ids after a snapshot start (see rehearse)
 let prerenderIsVisible = () => {}; // resolves the wait for the page's pre-render
+let goneUrl = null; // the first of this site's files that answered 404 (see watchedFetch)
+
+// Every file this worker asks for has a name that changes with its content, so a 404 means
+// the page is older than the site on the server: remember it, to say so instead of whatever
+// error the missing file causes further on (a wheel's "did not match its sha256", say).
+const siteFetch = self.fetch.bind(self);
+self.fetch = async (url, init) => {
+  const response = await siteFetch(url, init);
+  if (response.status === 404) goneUrl ||= response.url || String(url);
+  return response;
+};
+
+// importScripts that notices a script gone from the server (importScripts itself only says
+// that loading failed).
+async function importOrGone(...urls) {
+  try {
+    importScripts(...urls);
+  } catch (err) {
+    await Promise.all(urls.map((url) => fetch(url, { method: "HEAD" }).catch(() => {})));
+    throw err;
+  }
+}
+
+// Where Pyodide's files are: its core files by their own names in one folder (indexURL), the
+// lock file beside them; wheels are where the lock's file names point.
+const runtime = (urls) => ({
+  indexURL: new URL(urls.pyodide, self.location).href,
+  lockFileURL: new URL(urls.lock, self.location).href,
+});
+// Pyodide's scripts, compiled only when needed: compiling them takes a core the page needs
+// while it draws its pre-render.
+const pyodideScripts = (urls) => ["pyodide.asm.js", "pyodide.js"].map((f) => urls.pyodide + f);
 
 const post = (msg) => self.postMessage(msg);
 const progress = (step, text) => post({ type: "progress", step, of: STEPS, text });
 const postUpdate = (patch, buffers) => post({ type: "update", patch, buffers });
 const reasonOf = (err) => String(err.message || err);
+// Why the start failed: a file gone from the server explains it, whatever error followed.
+const failure = (err, type) =>
+  goneUrl ? { type: "outdated", url: goneUrl } : { type, reason: reasonOf(err) };
 
 // Pyodide only warns when its WebAssembly binary cannot be fetched, and then never settles:
 // turn that warning into an error so the page can say why it is not live.
@@ -64,9 +96,9 @@ function wasmFailure() {
 }
 
 async function startOrdinary(config) {
-  loadPyodideScripts();
+  await importOrGone(...pyodideScripts(config.urls));
   progress(1, "starting Python (Pyodide)");
-  const pyodide = await Promise.race([loadPyodide({ indexURL }), wasmFailure()]);
+  const pyodide = await Promise.race([loadPyodide(runtime(config.urls)), wasmFailure()]);
   progress(2, "loading numpy, Bokeh, Panel and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {
@@ -194,6 +226,8 @@ async function withUnpacked(unpacked, run) {
 // `untilPrerenderVisible` resolves when the page has drawn the figures on the reader's screen.
 async function startFromSnapshot(config, untilPrerenderVisible) {
   const snap = config.snapshot;
+  const { indexURL, lockFileURL } = runtime(config.urls);
+  await importOrGone(config.urls.zstd);
   progress(1, "downloading Python and the saved state of this page's figures");
   const decoder = zstdDecoder(download(snap.decoder));
   const downloads = [download(snap.files), download(snap.state)];
@@ -203,9 +237,10 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
   // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
   // would not keep them), for importScripts below.
-  PYODIDE_SCRIPTS.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
+  const scripts = pyodideScripts(config.urls);
+  scripts.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
   await untilPrerenderVisible;
-  loadPyodideScripts();
+  await importOrGone(...scripts);
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
   );
@@ -219,7 +254,12 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
   const pyodide = await withUnpacked(unpacked, () =>
     Promise.race([
-      loadPyodide({ indexURL, _loadSnapshot: heap, _snapshotDeserializer: deserializeJs }),
+      loadPyodide({
+        indexURL,
+        lockFileURL,
+        _loadSnapshot: heap,
+        _snapshotDeserializer: deserializeJs,
+      }),
       wasmFailure(),
       relinked,
       Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
@@ -237,7 +277,7 @@ async function start(config, untilPrerenderVisible) {
       built = await startFromSnapshot(config, untilPrerenderVisible);
     } catch (err) {
       // The page starts a fresh worker the ordinary way: this one's Pyodide is unusable.
-      post({ type: "snapshot-unusable", reason: reasonOf(err) });
+      post(failure(err, "snapshot-unusable"));
       return;
     }
   } else {
@@ -271,9 +311,7 @@ self.onmessage = ({ data: msg }) => {
       prerenderIsVisible = resolve;
       setTimeout(resolve, msg.prerenderVisible ? 0 : PRERENDER_WAIT_MS);
     });
-    start(msg, untilPrerenderVisible).catch((err) =>
-      post({ type: "failed", reason: reasonOf(err) }),
-    );
+    start(msg, untilPrerenderVisible).catch((err) => post(failure(err, "failed")));
   } else if (msg.type === "prerender-visible") {
     prerenderIsVisible();
   } else if (msg.type === "shown") {

@@ -61,7 +61,7 @@ def prerendered(browser, server_url, site):
     """Every page as first drawn: a worker that never answers keeps the pre-render on screen."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     context.route(
-        "**/static/worker.js",
+        "**/worker.js",
         lambda route: route.fulfill(status=200, content_type="text/javascript", body="// idle"),
     )
     opened = {}

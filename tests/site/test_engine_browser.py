@@ -155,7 +155,7 @@ def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url,
     if unlike:
         serve_unlike(context, server_url + POST1)
     held = []  # Python's downloads, held until released: the page cannot go live meanwhile
-    for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/*"):
+    for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/**"):
         context.route(pattern, lambda route: held.append(route))
     try:
         page = context.new_page()

@@ -14,7 +14,7 @@ TERMS = glossary.load()
 @pytest.fixture(scope="module")
 def reader(visit):
     """The section 3.3 page without its Python worker: terms need nothing but the page."""
-    return visit(PAGE, block="**/static/worker.js")
+    return visit(PAGE, block="**/worker.js")
 
 
 def term_ids(page) -> list[str]:
@@ -121,7 +121,7 @@ def test_keyboard_focus_shows_the_tooltip_escape_hides_it_enter_follows(reader):
 def test_on_a_phone_the_first_tap_explains_and_the_second_follows(browser, server_url):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     try:
-        context.route("**/static/worker.js", lambda route: route.abort())
+        context.route("**/worker.js", lambda route: route.abort())
         page = context.new_page()
         page.goto(server_url + PAGE)
         ids = term_ids(page)

@@ -36,7 +36,7 @@ def live(visit):
 @pytest.fixture(scope="module")
 def prerender(visit):
     """The page with its Python worker blocked: only the pre-render and the static script."""
-    v = visit(PAGE, block="**/static/worker.js")
+    v = visit(PAGE, block="**/worker.js")
     v.wait_for("failed")
     return v
 
@@ -152,7 +152,7 @@ def test_tapping_explains_on_a_touch_screen(browser, server_url, state):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
     try:
         if state == "static":
-            context.route("**/static/worker.js", lambda route: route.abort())
+            context.route("**/worker.js", lambda route: route.abort())
         page = context.new_page()
         page.goto(server_url + PAGE)
         wanted = "failed" if state == "static" else "live"

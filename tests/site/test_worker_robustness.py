@@ -61,7 +61,7 @@ def test_the_snapshot_start_needs_no_async_iteration_of_streams(visit):
         response = route.fetch()
         route.fulfill(response=response, body=NO_ASYNC_ITERATION + response.text())
 
-    v.context.route("**/static/worker.js", without_async_iteration)
+    v.context.route("**/worker.js", without_async_iteration)
     v.context.add_init_script(NO_ASYNC_ITERATION)
     v.page.reload()
     assert_live_and_computing(v)
