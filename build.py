@@ -19,10 +19,10 @@ import jinja2
 from markupsafe import Markup
 
 import pages
-from figures import module
+from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
-from sitebuild import glossary, hashed, install, mathtex, pins, snapshot, snippets
+from sitebuild import checks, glossary, hashed, install, mathtex, pins, snapshot, snippets
 from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -74,7 +74,10 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
 
     def figure(figure_id: str) -> Markup:
         """A figure slot: caption, pre-render holder, status line and source view."""
-        mod = module(figure_id)
+        try:
+            mod = module(figure_id)
+        except ValueError as err:  # an unknown id, or a module without what a figure needs
+            raise checks.BuildError(str(err)) from err
         figure_ids.append(figure_id)
         source = snippets.source_view(Path(mod.__file__))
         return Markup(
@@ -87,20 +90,22 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
             )
         )
 
+    checks.check_page(page)
     posts = pages.posts()
     index = posts.index(page) if page in posts else None
-    html = env.get_template(page.TEMPLATE).render(
-        page=page,
-        n=page.context(),
-        base=base,
-        url=lambda p: page_url(base, p),
-        posts=posts,
-        prev=posts[index - 1] if index else None,
-        next=posts[index + 1] if index is not None and index + 1 < len(posts) else None,
-        figure=figure,
-        code=snippets.runner(),
-        term=glossary.renderer(base),
-    )
+    with checks.rendering(page, Path(env.loader.searchpath[0])):
+        html = env.get_template(page.TEMPLATE).render(
+            page=page,
+            n=checks.numbers(page),
+            base=base,
+            url=lambda p: page_url(base, p),
+            posts=posts,
+            prev=posts[index - 1] if index else None,
+            next=posts[index + 1] if index is not None and index + 1 < len(posts) else None,
+            figure=figure,
+            code=snippets.runner(),
+            term=glossary.renderer(base),
+        )
     return html, figure_ids
 
 
@@ -162,12 +167,26 @@ def font_preloads(fonts: list[str], url: Callable[[str], str]) -> str:
 
 
 def environment(templates: Path) -> jinja2.Environment:
-    """Jinja, strict: a variable a template names but nobody provides fails the build."""
+    """Jinja, strict: a variable a template names but nobody provides fails the build, and
+    the failure says which (sitebuild/checks.py adds the template's file and line)."""
     return jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
-        undefined=jinja2.StrictUndefined,
+        undefined=checks.Undefined,
         autoescape=True,
     )
+
+
+def render_pages(env: jinja2.Environment, base: str, cache: Path) -> dict:
+    """Every page's prose and its figures' ids; every page is checked, and so is what its
+    figures import, against what the runtime in ``cache`` ships. Builds with and without
+    snapshots share this step, which needs the runtime's cache, not the runtime installed."""
+    prose = {}
+    for page in map(checks.check_page, pages.all_pages()):
+        log("page", page.SLUG or "(index)")
+        prose[page] = render_prose(env, page, base)
+    figures = {page.__name__: ids for page, (_, ids) in prose.items() if ids}
+    checks.check_figure_imports(checks.runtime_imports(cache), figures, REGISTRY)
+    return prose
 
 
 def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool = True) -> None:
@@ -186,10 +205,7 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     moved = hashed.hash_assets(out)
     env = environment(ROOT / "templates")
     env.globals["asset"] = hashed.urls(moved, base)
-    prose = {}
-    for page in pages.all_pages():
-        log("page", page.SLUG or "(index)")
-        prose[page] = render_prose(env, page, base)
+    prose = render_pages(env, base, cache)
     figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
     metas = {}
     if snapshots:
@@ -205,7 +221,8 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     for page, (text, ids) in prose.items():
         meta = metas.get(page.SLUG)
         restore = snapshot.page_config(url, page.SLUG, meta) if meta else None
-        live = add_live_figures(env, text, base, ids, packages, restore, moved) if ids else None
+        with checks.building_figures(page, {fid: module(fid) for fid in ids}):
+            live = add_live_figures(env, text, base, ids, packages, restore, moved) if ids else None
         html[page] = live or text
     css = (katex / "katex.min.css").read_text()
     for page, text in mathtex.typeset(html, katex).items():
@@ -237,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         build(args.out, args.base_url, snapshots=not args.no_snapshots)
-    except (RuntimeError, jinja2.TemplateError, ValueError) as err:
+    except (checks.BuildError, RuntimeError, jinja2.TemplateError, ValueError) as err:
         raise SystemExit(f"build failed: {err}") from err
     if args.command == "serve":
         serve(args.out, args.base_url, args.port)

@@ -31,12 +31,25 @@ REGISTRY: dict[str, str] = {
 }
 
 
+# What every figure module defines (see above).
+NAMES = ("TITLE", "CAPTION", "view")
+
+
 def module(figure_id: str) -> ModuleType:
-    """The module that builds figure ``figure_id``."""
-    try:
-        return importlib.import_module(REGISTRY[figure_id])
-    except KeyError:
-        raise ValueError(f"unknown figure {figure_id!r}; known: {sorted(REGISTRY)}") from None
+    """The module that builds figure ``figure_id``, checked to define every one of NAMES."""
+    if figure_id not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise ValueError(
+            f"unknown figure id {figure_id!r}; known ids: {known}. A new figure is registered "
+            "in figures/__init__.py's REGISTRY"
+        )
+    mod = importlib.import_module(REGISTRY[figure_id])
+    if missing := [name for name in NAMES if not hasattr(mod, name)]:
+        raise ValueError(
+            f"figure module {mod.__name__} ({figure_id!r}) lacks {', '.join(missing)}: every "
+            "figure module defines TITLE, CAPTION and view() (see figures/__init__.py)"
+        )
+    return mod
 
 
 def figure_id(mod: ModuleType) -> str:

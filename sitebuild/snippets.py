@@ -3,13 +3,18 @@
 import contextlib
 import io
 import textwrap
+import traceback
 
 from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from sitebuild.checks import BuildError
+
 _FORMATTER = HtmlFormatter(nowrap=True)
+# The file name a snippet's code is compiled under, so its frames can be told apart.
+SNIPPET = "<page snippet>"
 
 
 # Every colour of this theme reads at WCAG AA (4.5:1) on the code background.
@@ -36,9 +41,9 @@ def runner():
         out = io.StringIO()
         try:
             with contextlib.redirect_stdout(out):
-                exec(compile(code, "<page snippet>", "exec"), namespace)
+                exec(compile(code, SNIPPET, "exec"), namespace)
         except Exception as err:
-            raise RuntimeError(f"a code snippet failed: {err!r}\n{code}") from err
+            raise BuildError(failure(code, err)) from err
         html = f'<pre class="code"><code>{highlight(code, PythonLexer(), _FORMATTER)}</code></pre>'
         printed = out.getvalue().rstrip("\n")
         if printed:
@@ -46,6 +51,19 @@ def runner():
         return Markup(f'<div class="snippet">{html}</div>')
 
     return run
+
+
+def failure(code: str, err: Exception) -> str:
+    """Which line of a snippet failed and how; the build adds the template's file and line."""
+    lines = [f.lineno for f in traceback.extract_tb(err.__traceback__) if f.filename == SNIPPET]
+    if isinstance(err, SyntaxError) and err.filename == SNIPPET:
+        lines.append(err.lineno)
+    at = f" at its line {lines[-1]}" if lines and lines[-1] else ""
+    numbered = "\n".join(f"{i:4} | {line}" for i, line in enumerate(code.splitlines(), 1))
+    return (
+        f"a code snippet failed{at}: {type(err).__name__}: {err}; every snippet on a page runs "
+        f"at build time, in order, sharing one namespace:\n{numbered}"
+    )
 
 
 def source_view(path) -> Markup:
