@@ -14,6 +14,7 @@ goes into them.
 """
 
 import json
+import os
 import shutil
 import subprocess
 import tempfile
@@ -170,7 +171,9 @@ def make(
     (runtime_dir / DECODER).write_bytes(decoder)
     runtime = runtime_digest(runtime_dir)  # read once, not once per page
     keys = [inputs_key(runtime, ids, dist_url) for ids in pages.values()]
-    maker = Maker(runtime_dir, cache / "site-packages", dist_url, pyodide_version, cache, log)
+    # Unpacked for this build alone: another build may share the cache at the same time.
+    unpack_dir = cache / f"site-packages-{os.getpid()}"
+    maker = Maker(runtime_dir, unpack_dir, dist_url, pyodide_version, cache, log)
     unpacked = not all(is_cached(cache, key) for key in keys)
     if unpacked:
         unpack_wheels(runtime_dir, maker.site_packages)
