@@ -98,3 +98,10 @@ def gzip_ahead(root: Path) -> None:
     for path in sorted(Path(root).rglob("*")):
         if path.is_file() and handler.guess_type(str(path)).startswith(COMPRESSED_TYPES):
             gzipped(str(path))
+
+
+def switch_root(server: http.server.ThreadingHTTPServer, root: Path) -> None:
+    """Answer from ``root`` from the next request on, as the host does after a deploy: the
+    folder changes, the headers (the ten-minute cache lifetime) do not."""
+    handler = server.RequestHandlerClass.func  # make_server's partial
+    server.RequestHandlerClass = functools.partial(handler, directory=str(root))
