@@ -1,20 +1,21 @@
 """A page's figures are the ones its template places: read from the template, counted from it.
 
 ``pages.placed_figures`` is the one list of a page's figures that the prose's counts and the
-tests use; here it is checked against the ids the build collects while it renders.
+tests use; here it is checked against the figures the rendered page holds.
 """
+
+import re
 
 import pytest
 
-import build
 import pages
 from pages import post1
+from tests.pages.render import render
 
 
 @pytest.mark.parametrize("page", pages.all_pages(), ids=lambda p: p.SLUG or "index")
 def test_the_template_places_what_the_build_renders_each_once(page):
-    env = build.environment(build.ROOT / "templates")
-    _, rendered = build.render_prose(env, page, "/")
+    rendered = re.findall(r'<figure class="fig" data-figure="([^"]+)"', render(page))
     placed = pages.placed_figures(page.TEMPLATE)
     assert placed == rendered
     assert len(set(placed)) == len(placed), "a figure is placed twice"
