@@ -135,8 +135,8 @@ def test_a_page_left_open_whose_next_file_is_gone_offers_a_reload(browser, host,
                 break
             v.page.wait_for_timeout(100)
         switch_root(server, site_b)
+        held[0].continue_()  # to B now, which answers 404
         v.context.unroute(heap)
-        held[0].continue_()
         v.wait_for("outdated")
         status = v.page.locator('[data-figure="three-steps"] .fig-status')
         assert "updated since this page was loaded" in status.inner_text()
