@@ -1,13 +1,20 @@
 """A static server for the built site under a sub-path, as GitHub Pages serves a project site:
 text, scripts and WebAssembly gzipped for a browser that accepts it, and a ten-minute cache
 lifetime, so that timings taken through it are the ones a reader of the real host gets.
+
+Under the serve command's watch mode (sitebuild/watch.py) the server is also told of every
+build (a ``Live``): it then adds the live-reload script to the HTML it sends, never to the
+files on disk, answers the script's polls for the build id and the build error, and asks the
+browser to revalidate every file, since a rebuilt file keeps its name there.
 """
 
 import functools
 import gzip
 import http.server
+import json
 import os
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
@@ -15,6 +22,9 @@ from typing import ClassVar
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/wasm",
                     "image/svg+xml")  # fmt: skip
 CACHE_CONTROL = "max-age=600"
+
+LIVE = "__live__/"  # under the base path: the watch mode's script and the state it polls
+RELOAD_SCRIPT = Path(__file__).with_name("reload.js")
 
 _gzipped: dict[tuple[str, int, int], bytes] = {}
 _gzip_lock = threading.Lock()
@@ -30,8 +40,37 @@ def gzipped(path: str) -> bytes:
         return _gzipped[key]
 
 
+@dataclass
+class Live:
+    """What the open pages learn under the watch mode: the id of the build they should show,
+    and the error of the last rebuild, if it failed (the pages still show the build before)."""
+
+    build: str = "0"
+    error: str | None = None
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def set(self, build: str | None = None, error: str | None = None) -> None:
+        """A new build (``build``) or a failed rebuild (``error``): what the pages learn next."""
+        with self.lock:
+            self.build = build or self.build
+            self.error = error
+
+    def state(self) -> bytes:
+        with self.lock:
+            return json.dumps({"build": self.build, "error": self.error}).encode()
+
+
+def with_reload_script(html: bytes, script_url: str) -> bytes:
+    """``html`` with the live-reload script in its head (or at its end, if it has none)."""
+    tag = f'<script defer src="{script_url}"></script>'.encode()
+    if b"</head>" in html:
+        return html.replace(b"</head>", tag + b"\n</head>", 1)
+    return html + tag
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     base = "/"
+    live: Live | None = None
     extensions_map: ClassVar[dict[str, str]] = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
         ".wasm": "application/wasm",
@@ -48,10 +87,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         url = self.path.split("?", 1)[0]
+        if self.live and url.startswith(self.base + LIVE):
+            return self.send_live(url[len(self.base + LIVE) :])
         path = self.translate_path(url)
         if url.endswith("/") and os.path.isdir(path):
             path = os.path.join(path, "index.html")
         kind = self.guess_type(path)
+        if self.live and kind == "text/html" and os.path.isfile(path):
+            script = f"{self.base}{LIVE}reload.js?build={self.live.build}"
+            return self.send_body(with_reload_script(Path(path).read_bytes(), script), kind)
         wants = "gzip" in self.headers.get("Accept-Encoding", "")
         if not (wants and kind.startswith(COMPRESSED_TYPES) and os.path.isfile(path)):
             return super().do_GET()
@@ -64,17 +108,35 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def send_live(self, name: str) -> None:
+        """The watch mode's own two answers: its script, and the state the script polls."""
+        if name == "reload.js":
+            return self.send_body(RELOAD_SCRIPT.read_bytes(), "text/javascript")
+        if name == "state":
+            return self.send_body(self.live.state(), "application/json")
+        self.send_error(404)
+
+    def send_body(self, body: bytes, kind: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def end_headers(self) -> None:
-        self.send_header("Cache-Control", CACHE_CONTROL)
+        self.send_header("Cache-Control", "no-cache" if self.live else CACHE_CONTROL)
         super().end_headers()
 
     def log_message(self, format: str, *args) -> None:  # keep test output quiet
         pass
 
 
-def make_server(root: Path, base: str, port: int = 0) -> http.server.ThreadingHTTPServer:
-    """A server for ``root`` at ``base`` on 127.0.0.1 (port 0 picks a free one)."""
-    handler = type("Handler", (_Handler,), {"base": base})
+def make_server(
+    root: Path, base: str, port: int = 0, live: Live | None = None
+) -> http.server.ThreadingHTTPServer:
+    """A server for ``root`` at ``base`` on 127.0.0.1 (port 0 picks a free one); with ``live``,
+    the watch mode's server."""
+    handler = type("Handler", (_Handler,), {"base": base, "live": live})
     return http.server.ThreadingHTTPServer(
         ("127.0.0.1", port), functools.partial(handler, directory=str(root))
     )
@@ -85,9 +147,12 @@ def serve_forever(root: Path, base: str, port: int) -> None:
         server.serve_forever()
 
 
-def serve_in_thread(root: Path, base: str) -> http.server.ThreadingHTTPServer:
-    """Start a server in a daemon thread (for tests and the benchmark); call .shutdown()."""
-    server = make_server(root, base)
+def serve_in_thread(
+    root: Path, base: str, live: Live | None = None, port: int = 0
+) -> http.server.ThreadingHTTPServer:
+    """Start a server in a daemon thread (for tests, the benchmark and the watch mode); call
+    .shutdown()."""
+    server = make_server(root, base, port, live)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
