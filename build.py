@@ -1,7 +1,7 @@
 """Build the static site into site/ (and optionally serve it).
 
     python build.py                     # render everything into site/
-    python build.py serve --port 8000   # build, then serve on 127.0.0.1
+    python build.py serve --port 8000   # build, serve on 127.0.0.1, rebuild after each edit
     python build.py --base-url /attention-explained/   # for a GitHub Pages project site
 
 The runtime (Pyodide and the wheels) is assembled once into a cache outside site/ by
@@ -12,7 +12,8 @@ import argparse
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from pathlib import Path
 
 import jinja2
@@ -133,6 +134,11 @@ def live_scripts() -> list[str]:
     return ["static/boot.js", *vendored, "static/adopt.js", "static/page.js"]
 
 
+def prerender_figure(figure_id: str, panel_dist: str) -> str:
+    """One figure's pre-render: a small document of its own, serialized."""
+    return serialize(document([figure_id], panel_dist))
+
+
 def add_live_figures(
     env: jinja2.Environment,
     html: str,
@@ -141,6 +147,7 @@ def add_live_figures(
     packages: list[str],
     snapshot: dict | None,
     moved: hashed.Manifest,
+    prerender: Callable[[str, str], str] = prerender_figure,
 ) -> str:
     """The pre-render of the page's figures and the scripts that make them live.
 
@@ -152,9 +159,9 @@ def add_live_figures(
     config["urls"] = worker_urls(base, moved)
     if snapshot:
         config["snapshot"] = snapshot
-    prerender = {fid: serialize(document([fid], config["distUrl"])) for fid in ids}
+    documents = {fid: prerender(fid, config["distUrl"]) for fid in ids}
     data = env.get_template("_live.html").render(
-        config=Markup(to_json(config)), prerender=Markup(to_json(prerender))
+        config=Markup(to_json(config)), prerender=Markup(to_json(documents))
     )
     scripts = env.get_template("_live_scripts.html").render(base=base, scripts=live_scripts())
     return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
@@ -176,21 +183,51 @@ def environment(templates: Path) -> jinja2.Environment:
     )
 
 
-def render_pages(env: jinja2.Environment, base: str, cache: Path) -> dict:
+def render_pages(
+    env: jinja2.Environment, base: str, cache: Path, surveyed: Collection[str] | None = None
+) -> dict:
     """Every page's prose and its figures' ids; every page is checked, and so is what its
     figures import, against what the runtime in ``cache`` ships. Builds with and without
-    snapshots share this step, which needs the runtime's cache, not the runtime installed."""
+    snapshots share this step, which needs the runtime's cache, not the runtime installed.
+    ``surveyed``: the figures whose imports to check (None: all; the watch mode checks only
+    those an edit may have changed)."""
     prose = {}
     for page in map(checks.check_page, pages.all_pages()):
         log("page", page.SLUG or "(index)")
         prose[page] = render_prose(env, page, base)
-    figures = {page.__name__: ids for page, (_, ids) in prose.items() if ids}
-    checks.check_figure_imports(checks.runtime_imports(cache), figures, REGISTRY)
+    figures = {
+        page.__name__: [fid for fid in ids if surveyed is None or fid in surveyed]
+        for page, (_, ids) in prose.items()
+    }
+    if any(figures.values()):
+        checks.check_figure_imports(checks.runtime_imports(cache), figures, REGISTRY)
     return prose
 
 
-def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool = True) -> None:
-    """Render every page into ``out`` from scratch (with memory snapshots unless told not to)."""
+@dataclass(frozen=True)
+class Built:
+    """What writing the pages again needs of a build (the watch mode, after an edit to the
+    prose alone, renders the pages and writes them over the build before)."""
+
+    out: Path
+    base: str
+    cache: Path
+    env: jinja2.Environment
+    packages: list[str]
+    moved: hashed.Manifest
+    katex: Path
+
+
+def build(
+    out: Path,
+    base: str = "/",
+    cache: Path | None = None,
+    snapshots: bool = True,
+    prerender: Callable[[str, str], str] = prerender_figure,
+    surveyed: Collection[str] | None = None,
+) -> Built:
+    """Render every page into ``out`` from scratch (with memory snapshots unless told not to;
+    ``surveyed``, ``prerender``: see render_pages, write_pages)."""
     if not (base.startswith("/") and base.endswith("/")):
         raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
     cache = cache or runtime_cache.default_cache_dir()
@@ -205,7 +242,7 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
     moved = hashed.hash_assets(out)
     env = environment(ROOT / "templates")
     env.globals["asset"] = hashed.urls(moved, base)
-    prose = render_pages(env, base, cache)
+    prose = render_pages(env, base, cache, surveyed)
     figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
     metas = {}
     if snapshots:
@@ -216,22 +253,36 @@ def build(out: Path, base: str = "/", cache: Path | None = None, snapshots: bool
             out / "runtime", figures, panel_css, pins.PYODIDE_VERSION, folder, decoder, log
         )
     moved |= hashed.hash_runtime(out)
-    url = hashed.urls(moved, base)
+    built = Built(out, base, cache, env, packages, moved, katex)
+    write_pages(built, prose, metas, prerender)
+    log("done")
+    return built
+
+
+def write_pages(
+    built: Built,
+    prose: dict,
+    metas: dict[str, dict],
+    prerender: Callable[[str, str], str] = prerender_figure,
+) -> None:
+    """Write every page of ``prose`` (from render_pages) with its live figures and its math;
+    ``metas``: the pages' snapshots, by slug."""
+    url = hashed.urls(built.moved, built.base)
     html = {}
     for page, (text, ids) in prose.items():
         meta = metas.get(page.SLUG)
         restore = snapshot.page_config(url, page.SLUG, meta) if meta else None
+        args = (built.base, ids, built.packages, restore, built.moved, prerender)
         with checks.building_figures(page, {fid: module(fid) for fid in ids}):
-            live = add_live_figures(env, text, base, ids, packages, restore, moved) if ids else None
+            live = add_live_figures(built.env, text, *args) if ids else None
         html[page] = live or text
-    css = (katex / "katex.min.css").read_text()
-    for page, text in mathtex.typeset(html, katex).items():
+    css = (built.katex / "katex.min.css").read_text()
+    for page, text in mathtex.typeset(html, built.katex).items():
         fonts = font_preloads(mathtex.fonts_used(text, css), url)
         text = text.replace("</head>", fonts + "</head>")
-        target = out / page.SLUG / "index.html"
+        target = built.out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
-    log("done")
 
 
 def serve(out: Path, base: str, port: int) -> None:
@@ -251,7 +302,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--no-snapshots", action="store_true", help="pages start Python the ordinary way"
     )
+    parser.add_argument(
+        "--no-watch",
+        action="store_true",
+        help="serve: build once, as the deploy does, and serve that (no rebuilds, no reloads)",
+    )
     args = parser.parse_args(argv)
+    if args.command == "serve" and not args.no_watch:
+        from sitebuild import watch
+
+        return watch.serve(ROOT, args.out, args.base_url, args.port)
     try:
         build(args.out, args.base_url, snapshots=not args.no_snapshots)
     except (checks.BuildError, RuntimeError, jinja2.TemplateError, ValueError) as err:
