@@ -2,14 +2,35 @@
 
 The build renders every page's prose, adds its figures' pre-render and live scripts, then
 typesets the math with KaTeX (``build.build``). The page tests need only the first two steps,
-without installing the runtime; tests/site checks the built site whole.
+without installing the runtime; tests/site checks the built site whole, hashed names included.
 """
 
 import build
+from sitebuild import hashed, pins
+
+STATIC = sorted(p.relative_to(build.ROOT).as_posix() for p in (build.ROOT / "static").iterdir())
+
+
+def unhashed() -> hashed.Manifest:
+    """Every file a page names, served from its own path: the names before the build hashes
+    them, since these tests build no site to hash."""
+    named = [
+        *STATIC,
+        "static/code.css",
+        f"{build.VENDOR}/katex/katex.min.css",
+        *(f"{build.VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS),
+        *hashed.CORE,
+        hashed.LOCK,
+    ]
+    return {rel: rel for rel in named}
 
 
 def render(page, base: str = "/") -> str:
     """``page``'s HTML with its prose, snippets' output, figures' pre-render and scripts."""
+    moved = unhashed()
     env = build.environment(build.ROOT / "templates")
+    env.globals["asset"] = hashed.urls(moved, base)
     html, ids = build.render_prose(env, page, base)
-    return build.add_live_figures(env, html, base, ids, [], None) if ids else html
+    if not ids:
+        return html
+    return build.add_live_figures(env, html, base, ids, [], None, moved, build.prerender_figure)
