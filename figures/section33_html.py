@@ -32,7 +32,7 @@ EXPLAIN_CSS = """
   text-align: right; white-space: nowrap; }
 .s33 tr.s33-result td { border-top: 2px solid #cbd5e1; font-weight: 600; }
 .s33 [data-explain] { cursor: pointer; border-radius: 3px; }
-.s33 [data-explain]:hover { background: #fde7d6; }
+.s33 [data-explain]:not(.is-pointed):hover { background: #fde7d6; }  /* pointed keeps its own */
 .s33 [data-explain]:focus { outline: none; }
 .s33 [data-explain]:focus-visible { outline: 2px solid #c2410c; outline-offset: 1px; }
 .s33 .is-lit, .s33 .is-lit td { background: #ffedd5; }

@@ -5,6 +5,7 @@ pointable elements, the lightable ones, the explanation templates and the box th
 one. ``check_pointing`` asserts the contract static/explain.js relies on.
 """
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
@@ -13,8 +14,17 @@ import panel as pn
 import pytest
 
 from attention.basics import dot_terms
-from figures.section33_html import Pointed, element, scope, sub, terms_table, token_vector
+from figures.section33_html import (
+    EXPLAIN_CSS,
+    Pointed,
+    element,
+    scope,
+    sub,
+    terms_table,
+    token_vector,
+)
 from formatting import num
+from tests.sitebuild.test_snippets import AA, contrast
 
 
 @dataclass
@@ -188,3 +198,30 @@ def test_the_checker_catches_a_missing_explanation():
     body = element("td", "A", state, key="a") + element("td", "B", state, key="b")
     with pytest.raises(AssertionError, match="no explanation for b"):
         check_pointing(scope(body, {"a": "x"}, state, "hint"))
+
+
+def _rules(css: str) -> dict[str, dict[str, str]]:
+    """Selector -> declarations of the top-level rules (the media queries are left out)."""
+    top = re.sub(r"/\*.*?\*/", "", css.split("@media")[0])
+    rules: dict[str, dict[str, str]] = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", top):
+        decls = dict(
+            (k.strip(), v.strip())
+            for k, v in (d.split(":", 1) for d in body.split(";") if ":" in d)
+        )
+        for selector in selectors.split(","):
+            rules.setdefault(selector.strip(), {}).update(decls)
+    return rules
+
+
+def test_a_hovered_element_keeps_readable_text():
+    """The element under the pointer is the pointed one: its text stays AA on any hover colour."""
+    rules = _rules(EXPLAIN_CSS)
+    text, pointed = rules[".s33"]["color"], rules[".s33 .is-pointed"]
+    assert contrast(pointed["color"], pointed["background"]) >= AA
+    hovers = {s: d["background"] for s, d in rules.items() if ":hover" in s and "background" in d}
+    assert hovers
+    for selector, background in hovers.items():
+        assert contrast(text, background) >= AA, selector
+        if ":not(.is-pointed)" not in selector:  # it paints the pointed element too
+            assert contrast(pointed["color"], background) >= AA, selector
