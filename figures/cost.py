@@ -52,7 +52,7 @@ def length_label(n: int) -> str:
 class State(NamedTuple):
     """The figure's controls: context length, bytes per score, card memory in GiB."""
 
-    n: int = GPT41_CONTEXT
+    n: int = REF_TOKENS  # the caption's drag starts small, where the score matrix is nothing
     per_score: int = 2
     card_gib: int = CARD_GIB
 

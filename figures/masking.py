@@ -101,7 +101,7 @@ N_STEPS = len(routes().naive)  # the naive route's stages, the step slider's end
 class State(NamedTuple):
     """The figure's controls: the step reached, what fills the future, the typed row."""
 
-    step: int = N_STEPS
+    step: int = 1  # the caption asks the reader to step to the end: start at the beginning
     fill: str = "-inf"
     row_text: str = ", ".join(num(s, 1) for s in COUNTEREXAMPLE_SCORES)
 

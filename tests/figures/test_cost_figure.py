@@ -3,16 +3,18 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention.cost import cards_needed, scaled_time, score_matrix_bytes
+from attention.cost import REF_TOKENS, cards_needed, scaled_time, score_matrix_bytes
 from figures import cost
 from formatting import hours_text, integer, ratio_text, seconds_text
 from tests.figures.probe import messages, readouts, widgets
 
 
-def test_default_is_gpt41s_window():
+def test_gpt41s_window():
     # Section 06: "2,194,830,951,552 bytes, about 2 TiB ... the exact ceiling is 26, because the
     # ratio is 25.55 ... The unrounded scaling gives 104,658 seconds, or 29.07 hours."
-    shown = readouts(cost.view())
+    view = cost.view()
+    widgets(view)["Context length T"].value = max(cost.LENGTHS)
+    shown = readouts(view)
     assert shown["tokens"] == "1,047,576"
     assert shown["bytes"] == "2,194,830,951,552"
     assert shown["bytes-binary"] == "2.00 TiB"
@@ -88,3 +90,11 @@ def test_every_state_reads_the_core(n, per_score, card_gib):
     assert shown["seconds"] == seconds_text(seconds)
     assert shown["hours"] == hours_text(hours)
     assert [key for key, _, _ in cost.readouts(cost.State(n, per_score, card_gib))] == list(shown)
+
+
+def test_the_figure_starts_where_the_drag_makes_sense():
+    """The caption says drag from one token to a million: it starts at the prose's small length."""
+    assert cost.DEFAULT.n == REF_TOKENS < max(cost.LENGTHS)
+    view = cost.view()
+    assert widgets(view)["Context length T"].value == REF_TOKENS
+    assert readouts(view)["bytes"] == integer(score_matrix_bytes(REF_TOKENS))

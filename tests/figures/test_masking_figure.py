@@ -120,4 +120,13 @@ def test_the_default_row_is_softmaxed_without_a_message():
     state = masking.DEFAULT
     assert _rows(state)["counterexample"] == vec(softmax(masking.parse_scores(state.row_text)))
     assert masking.message(state) == ""
-    assert state.step == masking.N_STEPS == len(naive_stages(SCORES, 2))
+    assert masking.N_STEPS == len(naive_stages(SCORES, 2))
+
+
+def test_the_figure_starts_at_the_first_step_of_both_routes():
+    """The caption says to step both routes to the end: they start at their first stage."""
+    assert masking.DEFAULT.step == 1
+    view = masking.view()
+    assert widgets(view)["Step"].value == 1
+    assert readouts(view)["naive-stage"] == naive_stages(SCORES, 2)[0][0]
+    assert not masking.titles(masking.DEFAULT)[1].endswith(" (done)")

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from attention.basics import symmetry_error
-from attention.cost import score_matrix_bytes
+from attention.cost import REF_TOKENS, score_matrix_bytes
 from attention.dropout import RUN_DRAWS, RUN_SEED, run
 from attention.fixtures import book_inputs
 from attention.masking import book_causal_weights
@@ -169,9 +169,9 @@ def test_heads_gpt2_preset(post2):
 
 
 def test_cost_one_stop_down(post2):
-    assert post2.readout("cost", "bytes") == "2,194,830,951,552"
+    assert post2.readout("cost", "bytes") == integer(score_matrix_bytes(REF_TOKENS))
     text, _ = act(post2, "cost", "bytes", slider(post2, "cost"), "ArrowLeft")
-    assert text == integer(score_matrix_bytes(2**19))
+    assert text == integer(score_matrix_bytes(REF_TOKENS // 2))
 
 
 def test_no_errors_after_the_interactions(post2):
