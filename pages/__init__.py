@@ -4,6 +4,9 @@ A page module has ``SLUG`` (its folder in the site; "" for the root), ``TEMPLATE
 ``TITLE``, ``SUMMARY`` and ``context() -> dict``: every number the template prints comes
 from that dict, which calls ``attention/``; no number is typed into a template. Prose that
 counts a page's figures counts them with ``placed_figures``, from the template itself.
+
+A post also has ``PUBLISHED`` and, once it changes, ``UPDATED``: ISO dates ("2026-11-29"),
+which its footer, its tags and the feed print (sitebuild/frame.py).
 """
 
 import importlib

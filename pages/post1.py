@@ -67,6 +67,7 @@ from pages import placed_figures
 
 SLUG = "attention-without-weights"
 TEMPLATE = "post1.html"
+PUBLISHED = "2026-11-29"  # the day its template was first committed
 TITLE = "Attention with no parameters at all"
 SUMMARY = (
     "Six tokens, three numbers each, and the three steps of self-attention: what they "

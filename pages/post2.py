@@ -61,8 +61,6 @@ from attention.projections import (
     MODES,
     mode_scores,
     mode_weights,
-    most_asymmetric_pair,
-    score_row_sums,
     softmax_denominators,
 )
 from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, SWEEP_D_KS, SWEEP_SEED, post_sweep
@@ -94,6 +92,7 @@ from formatting import (
 
 SLUG = "trainable-attention"
 TEMPLATE = "post2.html"
+PUBLISHED = "2026-11-29"  # the day its template was first committed
 TITLE = "Three matrices, and a triangle of minus infinity"
 SUMMARY = (
     "Trainable query, key and value matrices, the square-root divisor, the causal mask, "
@@ -138,18 +137,14 @@ def _modes() -> dict:
         out[f"score_error_{mode}"] = error_text(symmetry_error(omega))
         out[f"weight_error_{mode}"] = error_text(symmetry_error(weights))
     plain = mode_weights(X, "none", W_query, W_key)
-    i, j = most_asymmetric_pair(plain)
     omega = mode_scores(X, "none", W_query, W_key)
     D = softmax_denominators(omega, W_query.shape[1])
     out.update(
         {
-            "row_sums": ", ".join(num(s) for s in score_row_sums(omega)),
-            "denominators": ", ".join(num(d, 2) for d in D),
             "journey_denominator": num(D[journey], 2),
             "starts_denominator": num(D[starts], 2),
             "journey_to_starts": num(plain[journey, starts]),
             "starts_to_journey": num(plain[starts, journey]),
-            "asymmetric_pair": f"{TOKENS[i]} and {TOKENS[j]}",
             "root_d_out": num(math.sqrt(W_query.shape[1])),
         }
     )

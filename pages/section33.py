@@ -7,6 +7,7 @@ from formatting import integer, num, vec
 
 SLUG = "section-3-3"
 TEMPLATE = "section33.html"
+PUBLISHED = "2026-11-29"  # the day its template was first committed
 TITLE = "Section 3.3 by hand: self-attention with nothing trained"
 SUMMARY = (
     "The book's section 3.3 worked through in numpy: one query's scores, weights and context "
