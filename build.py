@@ -3,6 +3,7 @@
     python build.py                     # render everything into site/
     python build.py serve --port 8000   # build, serve on 127.0.0.1, rebuild after each edit
     python build.py --base-url /attention-explained/   # for a GitHub Pages project site
+    python build.py --base-url /repo/ --site-url https://user.github.io/repo/   # its public URL
 
 The runtime (Pyodide and the wheels) is assembled once into a cache outside site/ by
 sitebuild/cache.py, from the package registries; later builds are offline.
@@ -24,6 +25,7 @@ from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
 from sitebuild import checks, glossary, hashed, install, mathtex, pins, snapshot, snippets
+from sitebuild import frame as series
 from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -176,11 +178,13 @@ def font_preloads(fonts: list[str], url: Callable[[str], str]) -> str:
 def environment(templates: Path) -> jinja2.Environment:
     """Jinja, strict: a variable a template names but nobody provides fails the build, and
     the failure says which (sitebuild/checks.py adds the template's file and line)."""
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(templates),
         undefined=checks.Undefined,
         autoescape=True,
     )
+    env.globals["frame"] = series.Frame(series.local_url("/"))  # build() sets the public one
+    return env
 
 
 def render_pages(
@@ -225,11 +229,19 @@ def build(
     snapshots: bool = True,
     prerender: Callable[[str, str], str] = prerender_figure,
     surveyed: Collection[str] | None = None,
+    site_url: str | None = None,
+    source_url: str | None = None,
 ) -> Built:
     """Render every page into ``out`` from scratch (with memory snapshots unless told not to;
-    ``surveyed``, ``prerender``: see render_pages, write_pages)."""
+    ``surveyed``, ``prerender``: see render_pages, write_pages). ``site_url``: the public URL
+    the canonical links, sitemap and feed name (default: this machine's); ``source_url``: where
+    the repository's files are browsed (default: from its GitHub remote, else no link)."""
     if not (base.startswith("/") and base.endswith("/")):
         raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
+    try:
+        public = series.checked_url(site_url or series.local_url(base), base)
+    except ValueError as err:
+        raise SystemExit(str(err)) from err
     cache = cache or runtime_cache.default_cache_dir()
     log("output", out, "base", base)
     reset(out)
@@ -242,6 +254,7 @@ def build(
     moved = hashed.hash_assets(out)
     env = environment(ROOT / "templates")
     env.globals["asset"] = hashed.urls(moved, base)
+    env.globals["frame"] = series.Frame(public, source_url or series.source_from_git(ROOT))
     prose = render_pages(env, base, cache, surveyed)
     figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
     metas = {}
@@ -283,6 +296,7 @@ def write_pages(
         target = built.out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+    series.write(built.env, built.out, built.base, pages.all_pages(), pages.posts())
 
 
 def serve(out: Path, base: str, port: int) -> None:
@@ -298,6 +312,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("command", nargs="?", choices=["build", "serve"], default="build")
     parser.add_argument("--out", type=Path, default=ROOT / "site")
     parser.add_argument("--base-url", default="/", help="path the site is served under")
+    parser.add_argument(
+        "--site-url",
+        help="the site's public URL, ending with the base path (default: http://127.0.0.1:8000"
+        "{base}); canonical links, the sitemap and the feed name it",
+    )
+    parser.add_argument(
+        "--source-url",
+        help="URL a repository path is appended to, to browse the source (default: from the "
+        "GitHub remote, if any; else no source link)",
+    )
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument(
         "--no-snapshots", action="store_true", help="pages start Python the ordinary way"
@@ -313,7 +337,13 @@ def main(argv: list[str] | None = None) -> None:
 
         return watch.serve(ROOT, args.out, args.base_url, args.port)
     try:
-        build(args.out, args.base_url, snapshots=not args.no_snapshots)
+        build(
+            args.out,
+            args.base_url,
+            snapshots=not args.no_snapshots,
+            site_url=args.site_url,
+            source_url=args.source_url,
+        )
     except (checks.BuildError, RuntimeError, jinja2.TemplateError, ValueError) as err:
         raise SystemExit(f"build failed: {err}") from err
     if args.command == "serve":

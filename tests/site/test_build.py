@@ -29,6 +29,8 @@ class _Links(HTMLParser):
             self.links.append(a["href"])
         elif a.get("src"):
             self.loads.append(a["src"])
+        elif tag == "link" and a.get("rel") in ("canonical", "alternate"):
+            self.links.append(a["href"])  # names the page or its feed: loads nothing
         elif tag == "link" and a.get("href"):
             self.loads.append(a["href"])
 
