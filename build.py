@@ -24,7 +24,7 @@ import pages
 from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
-from sitebuild import checks, glossary, hashed, install, mathtex, pins, snapshot, snippets
+from sitebuild import checks, glossary, hashed, install, mathtex, pins, snapshot, snippets, toc
 from sitebuild import frame as series
 from sitebuild.wheels import project_wheel
 
@@ -109,7 +109,7 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
             code=snippets.runner(),
             term=glossary.renderer(base),
         )
-    return html, figure_ids
+    return toc.add_navigation(html), figure_ids
 
 
 def dist_url(base: str, moved: hashed.Manifest) -> str:
