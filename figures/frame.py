@@ -39,6 +39,9 @@ label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rec
 # too, but it compiles its template with `new Function`, which the site's CSP forbids.)
 WRAP = ":host { flex-wrap: wrap; min-width: 0 !important; }"
 NO_MIN_WIDTH = ":host { min-width: 0 !important; }"
+# On paper a figure shows its current state; the controls that set it cannot be used there.
+# (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
+NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
 
 
 def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
@@ -100,7 +103,12 @@ def frame(
 ) -> pn.Column:
     """Lay a figure out: controls, views side by side (wrapping on narrow screens), readout."""
     return pn.Column(
-        pn.Row(*controls, sizing_mode="stretch_width", stylesheets=[WRAP]),
+        pn.Row(
+            *controls,
+            sizing_mode="stretch_width",
+            css_classes=["fig-controls"],
+            stylesheets=[WRAP, NOT_PRINTED],
+        ),
         message,
         pn.Row(*views, sizing_mode="stretch_width", stylesheets=[WRAP]),
         readout,
