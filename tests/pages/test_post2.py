@@ -18,7 +18,6 @@ import pytest
 
 import build
 from attention.dropout import BOOK_RATE
-from attention.fixtures import TOKENS
 from attention.masking import book_causal_weights
 from attention.scaling import N_DRAWS, N_KEYS, SWEEP_D_KS, dk_sweep
 from figures import dropout as dropout_figure
@@ -46,7 +45,6 @@ EXACT = [
     ("d_out", 2, "intro: every matrix is 3 by 2"),
     ("score_error_none", "0 (exact)", "01: with no matrices the score error is exactly 0"),
     ("score_error_tied", "0 (exact)", "01: tie W_q to W_k and it walks back to 0"),
-    ("row_sums", "4.4600, 6.5617, 6.4801, 3.6459, 3.1863, 4.6730", "01: rows of XX^T"),
     ("weight_error_none", "0.0634", "01: a weight error of 0.0634"),
     ("journey_to_starts", "0.2134", "01: journey gives starts 0.2134"),
     ("starts_to_journey", "0.2157", "01: and gets back 0.2157"),
@@ -208,7 +206,10 @@ def test_every_number_in_the_context_is_printed(html):
 
 def test_numbers_appear_in_their_sentences(html):
     text = _text(html)
-    assert f"{N['journey_to_starts']} while receiving {N['starts_to_journey']} back" in text
+    assert f"{N['journey_to_starts']} and gets back {N['starts_to_journey']}" in text
+    assert (
+        f"{N['journey_denominator']} for journey and {N['starts_denominator']} for starts" in text
+    )
     assert f"the divisor is {N['gpt2_divisor']}, not {N['gpt2_wrong_divisor']}" in text
     assert f"the first token gives {N['leak']} of its attention" in text
     assert f"{N['window_bytes']} bytes, about {N['window_tib']} TiB" in text
@@ -238,7 +239,7 @@ def test_the_figures_pre_render_the_posts_default_numbers(html):
     for readout in (
         'data-readout="weight-error">0.0634<',
         'data-readout="leak">0.0000<',
-        'data-readout="bytes">2,194,830,951,552<',
+        f'data-readout="tokens">{N["ref_tokens"]}<',  # "At 1,024 tokens": where cost starts
         'data-readout="split-shape">[2, 6, 2]<',
     ):
         assert readout in figures, readout
@@ -297,9 +298,22 @@ def test_a_missing_number_fails_the_build():
 
 
 def test_the_weights_asymmetry_is_the_ratio_of_the_two_denominators():
-    # Section 01: "journey hands starts 0.2134 while receiving 0.2157 back: the same exponential,
-    # divided by journey's denominator one way and by starts' the other".
+    # Section 01: "journey hands starts 0.2134 and gets back 0.2157: the same exponential over
+    # two row totals, 13.30 for journey and 13.16 for starts".
     given = _value(N["journey_to_starts"]) / _value(N["starts_to_journey"])
     D = _value(N["starts_denominator"]) / _value(N["journey_denominator"])
     assert abs(given - D) < 1e-3
-    assert len(N["denominators"].split(", ")) == len(TOKENS)
+
+
+def test_dropout_wipes_the_first_row_to_the_zero_vector():
+    # Section 04, as the source has it: the zero vector, not "no vector at all".
+    text = _text(render(post2))
+    assert "context vector is the zero vector on half of all training passes" in text
+    assert "no vector" not in text
+
+
+def test_the_seed_warning_is_given_once():
+    text = _text(render(post2))
+    assert text.count("Which weights, where.") == 1
+    assert "A last practical warning" not in text
+    assert "never meant to agree" in text
