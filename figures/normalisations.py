@@ -22,7 +22,8 @@ TITLE = "Divide by the sum, or softmax"
 CAPTION = (
     f"The same six scores normalised two ways. Pick “{PRESETS['negative']}” and read the "
     "divide-by-sum panel: one token gets a negative weight while the row still sums to one. "
-    f"Then try “{PRESETS['near-zero']}”, and other query tokens."
+    f"Then try “{PRESETS['near-zero']}”, and other query tokens. Picking a tensor also picks "
+    "the query whose row shows it best; the readout names it."
 )
 PRESET_LABELS = {label: name for name, label in PRESETS.items()}
 HINT = "Red bars are weights no probability could be: below 0 or above 1."
@@ -44,7 +45,9 @@ def _row(state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def readouts(state: State) -> list[tuple[str, str, str]]:
     """The scores, both normalisations and what each adds up to."""
     s, by_sum, soft = _row(state)
+    picked = TOKENS.index(state.query) == preset_query(state.preset)
     return [
+        ("query", "query token", state.query + (" (the tensor's pick)" if picked else "")),
         ("scores", f"scores ω for {state.query}", vec(s)),
         ("denominator", "Σω, the divide-by-sum denominator", num(row_sums(s))),
         ("by_sum", "ω / Σω", vec(by_sum)),

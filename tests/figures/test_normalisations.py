@@ -25,7 +25,9 @@ def choose(view, preset: str, token: str | None = None) -> None:
 def expected(preset: str, token: str) -> dict:
     s = query_scores(preset_inputs(preset), TOKENS.index(token))
     by_sum, soft = sum_normalise(s), softmax(s)
+    picked = TOKENS.index(token) == preset_query(preset)
     return {
+        "query": token + (" (the tensor's pick)" if picked else ""),
         "scores": vec(s),
         "denominator": num(row_sums(s)),
         "by_sum": vec(by_sum),
@@ -109,7 +111,10 @@ def test_the_presets_pick_their_queries():
     view = normalisations.view()
     for name in PRESETS:
         choose(view, name)
-        assert TOKENS.index(widgets(view)["Query token"].value) == preset_query(name)
+        query = TOKENS[preset_query(name)]
+        assert widgets(view)["Query token"].value == query
+        assert readouts(view)["query"] == f"{query} (the tensor's pick)"  # said, not silent
+    assert "also picks the query" in normalisations.CAPTION
     assert np.all(np.isfinite(preset_inputs("near-zero")))
 
 
@@ -149,7 +154,7 @@ def test_the_readouts_and_message_are_the_cores_numbers(preset, token):
     state = normalisations.State(preset, token)
     shown = normalisations.readouts(state)
     assert {key: text for key, _, text in shown} == expected(preset, token)
-    assert shown[0][1] == f"scores ω for {token}"
+    assert shown[1][1] == f"scores ω for {token}"
     by_sum = sum_normalise(query_scores(preset_inputs(preset), TOKENS.index(token)))
     bad = improper_weights(by_sum)
     text = normalisations.message(state)
