@@ -77,7 +77,11 @@ def test_no_page_links_a_resource_from_another_origin(site):
     fetching = re.compile(r'\b(?:src|href|srcset|action|poster)="(?:https?:)?//', re.I)
     for path in PATHS:
         html = (site / path / "index.html").read_text()
-        heads_and_assets = re.sub(r"<a\b[^>]*>", "", html)  # plain links are not fetched
+        # Plain links, and the canonical and feed links of the head, are not fetched.
+        heads_and_assets = re.sub(r"<a\b[^>]*>", "", html)
+        heads_and_assets = re.sub(
+            r'<link\b[^>]*\brel="(?:canonical|alternate)"[^>]*>', "", heads_and_assets
+        )
         assert not fetching.search(heads_and_assets), path
 
 
