@@ -322,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
         help="URL a repository path is appended to, to browse the source (default: from the "
         "GitHub remote, if any; else no source link)",
     )
-    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--port", type=int, default=series.LOCAL_PORT)
     parser.add_argument(
         "--no-snapshots", action="store_true", help="pages start Python the ordinary way"
     )

@@ -14,18 +14,19 @@ from __future__ import annotations
 
 import re
 import subprocess
-import tomllib
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from types import ModuleType
 
+from sitebuild.wheels import read_pyproject
+
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "Attention, explained live"
 # The repository names no authors (pyproject.toml has none), so the site speaks for itself.
 AUTHOR = NAME
-LICENCE = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["license"]
-LOCAL_PORT = 8000  # build.py serve's default port
+LICENCE = read_pyproject(ROOT)["project"]["license"]
+LOCAL_PORT = 8000  # where build.py serves by default, and the public URL of a local build
 GITHUB_REMOTE = re.compile(
     r"^(?:https://github\.com/|git@github\.com:)([\w.-]+/[\w.-]+?)(?:\.git)?/?$"
 )

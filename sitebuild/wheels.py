@@ -103,10 +103,15 @@ def binary_members(wheel: Path) -> list[str]:
         return [n for n in archive.namelist() if n.endswith((".so", ".pyd", ".dylib"))]
 
 
+def read_pyproject(root: Path) -> dict:
+    """The project's ``pyproject.toml``, parsed: the one place its metadata is read from."""
+    with (root / "pyproject.toml").open("rb") as handle:
+        return tomllib.load(handle)
+
+
 def project_spec(root: Path) -> tuple[str, str, list[str]]:
     """The project's name, version and packages, as ``pyproject.toml`` declares them."""
-    with (root / "pyproject.toml").open("rb") as handle:
-        pyproject = tomllib.load(handle)
+    pyproject = read_pyproject(root)
     project = pyproject["project"]
     return project["name"], project["version"], pyproject["tool"]["setuptools"]["packages"]
 
