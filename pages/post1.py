@@ -184,13 +184,26 @@ def _normalisations(X: np.ndarray) -> dict:
     }
 
 
+def _loop_against_matmul(X: np.ndarray) -> dict:
+    """Section 05: how far the figure's loop (products rounded, then added) lands from the
+    matmul, in the one format the code's output and the figure's readout print it in."""
+    loop, matmul = loop_scores(X), matmul_scores(X)
+    differ = loop != matmul
+    ulps = np.abs(loop - matmul)[differ] / np.spacing(np.abs(matmul[differ]))
+    return {
+        "loop_vs_matmul": sci(max_abs_difference(loop, matmul)),
+        "loop_cells_differ": integer(int(differ.sum())),
+        "loop_ulps": integer(int(ulps.max())) if differ.any() else integer(0),
+        "exact_zero": sci(0.0),
+    }
+
+
 def _matrices(X: np.ndarray) -> dict:
     T, d = X.shape
     omega, alpha, _ = attend(X)
     return {
         "n_dot_products": integer(score_dot_products(T)),
         "n_multiplies": integer(score_multiplies(T, d)),
-        "loop_vs_matmul": sci(max_abs_difference(loop_scores(X), matmul_scores(X))),
         "score_symmetry": num(symmetry_error(omega), 0),
         "score_symmetry_exact": symmetry_error(omega) == 0.0,
         "weight_symmetry": num(symmetry_error(alpha), 6),
@@ -267,5 +280,6 @@ def context() -> dict:
         **_three_steps(X),
         **_normalisations(X),
         **_matrices(X),
+        **_loop_against_matmul(X),
         **_what_it_did(X),
     }

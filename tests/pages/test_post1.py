@@ -3,9 +3,14 @@
 import re
 from html import unescape
 
+import numpy as np
 import pytest
 
 import build
+from attention.basics import loop_scores, matmul_scores, max_abs_difference
+from attention.fixtures import book_inputs
+from figures import loop_matmul
+from formatting import sci
 from pages import post1
 from tests.pages.render import render
 
@@ -103,10 +108,14 @@ def test_context_values_are_the_sources():
     )
 
 
-def test_printed_outputs_come_from_running_the_code(html):
-    outputs = [
+def code_outputs(html: str) -> list[str]:
+    return [
         unescape(o) for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, re.S)
     ]
+
+
+def test_printed_outputs_come_from_running_the_code(html):
+    outputs = code_outputs(html)
     assert len(outputs) == 7  # every snippet printed something
     assert "context [0.4419 0.6515 0.5683]" in outputs[1]
     assert "-0.0539" in outputs[2]
@@ -134,3 +143,34 @@ def test_no_number_is_typed_into_the_prose_of_the_template():
     names = r"[Cc]hapter \d\b|section (?:0\d|3\.3)\b|exercise 3\.3\b|float64|GPT-2"
     source = re.sub(names, " ", source)
     assert re.findall(r"\d", source) == []
+
+
+def test_loop_against_matmul_is_one_fact(html):
+    """Section 05 states the loop's distance from the matmul once: the code's output, the
+    prose and the figure's readout (run by the same numpy as the build) print the same digits."""
+    X = book_inputs()
+    gap = sci(max_abs_difference(loop_scores(X), matmul_scores(X)))
+    n = post1.context()
+    assert n["loop_vs_matmul"] == gap
+    (printed,) = [o for o in code_outputs(html) if "largest difference" in o]
+    assert printed == f"(6, 6) largest difference: {gap}"
+    full = loop_matmul.State(loop_matmul.CELLS, True)
+    shown = {key: text for key, _, text in loop_matmul.readouts(full)}
+    assert shown["gap"] == gap
+    text = prose(html)
+    assert f"the code prints the largest difference as {gap}." in text
+    assert f"{n['loop_cells_differ']} of the 36 cells differ" in text
+    assert "may well agree exactly" not in text
+
+
+def test_the_last_bit_explanation_holds():
+    """The prose's reason: the loop rounds each product and then adds, left to right; the
+    matmul may fuse or reorder, by at most the units in the last place the prose quotes; and a
+    numpy that adds the rounded products in the loop's order (as the browser's does) gets 0."""
+    X = book_inputs()
+    loop, matmul = loop_scores(X), matmul_scores(X)
+    in_order = np.array([[(a[0] * b[0] + a[1] * b[1]) + a[2] * b[2] for b in X] for a in X])
+    assert np.array_equal(loop, in_order)
+    assert sci(max_abs_difference(loop, in_order)) == post1.context()["exact_zero"] == "0.0e+0"
+    ulps = np.abs(loop - matmul) / np.spacing(np.abs(matmul))
+    assert ulps.max() == int(post1.context()["loop_ulps"]) or not np.any(loop != matmul)
