@@ -194,6 +194,7 @@ def _loop_against_matmul(X: np.ndarray) -> dict:
         "loop_vs_matmul": sci(max_abs_difference(loop, matmul)),
         "loop_cells_differ": integer(int(differ.sum())),
         "loop_ulps": integer(int(ulps.max())) if differ.any() else integer(0),
+        "loop_by": "in the last bit" if ulps.max(initial=1) == 1 else "in the last bits",
         "exact_zero": sci(0.0),
     }
 

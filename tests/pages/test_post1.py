@@ -158,8 +158,8 @@ def test_loop_against_matmul_is_one_fact(html):
     shown = {key: text for key, _, text in loop_matmul.readouts(full)}
     assert shown["gap"] == gap
     text = prose(html)
-    assert f"the code prints the largest difference as {gap}." in text
-    assert f"{n['loop_cells_differ']} of the 36 cells differ" in text
+    assert f"{n['loop_cells_differ']} of the 36 scores differ {n['loop_by']}" in text
+    assert f"so the code prints {gap}." in text
     assert "may well agree exactly" not in text
 
 
@@ -174,3 +174,4 @@ def test_the_last_bit_explanation_holds():
     assert sci(max_abs_difference(loop, in_order)) == post1.context()["exact_zero"] == "0.0e+0"
     ulps = np.abs(loop - matmul) / np.spacing(np.abs(matmul))
     assert ulps.max() == int(post1.context()["loop_ulps"]) or not np.any(loop != matmul)
+    assert (post1.context()["loop_by"] == "in the last bit") == (ulps.max() <= 1)
