@@ -7,6 +7,11 @@ counts a page's figures counts them with ``placed_figures``, from the template i
 
 A post also has ``PUBLISHED`` and, once it changes, ``UPDATED``: ISO dates ("2026-11-29"),
 which its footer, its tags and the feed print (sitebuild/frame.py).
+
+A post, and the index page for the site, has ``preview() -> dict``: the picture on its link
+card (sitebuild/preview.py draws it), a matrix one of its figures shows, computed by
+``attention/``: ``{"figure": id, "matrix": (T, T), "labels": T tokens, "caption": a line
+printed under the title, "alt": the image's description}``. Other pages show the site's card.
 """
 
 import importlib

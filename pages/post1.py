@@ -89,6 +89,19 @@ LARGE_RNN = (EXAMPLE_LAYERS, EXAMPLE_T)  # the figure starts there
 COUNTING_FIGURE = "depth"
 
 
+def preview() -> dict:
+    """This post's link card (sitebuild/preview.py): the weights figure "magnitude" shows
+    before a control moves, softmax of the book's dot-product scores."""
+    return {
+        "figure": "magnitude",
+        "matrix": attend(book_inputs())[1],
+        "labels": TOKENS,
+        "caption": "Attention weights of the book's six tokens: row = query, column = key",
+        "alt": 'A 6 by 6 heatmap of the attention weights among the tokens of "Your journey '
+        'starts with one step", darker where a query attends more to a key.',
+    }
+
+
 _COUNTS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 _ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth")
 

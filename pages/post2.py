@@ -51,6 +51,7 @@ from attention.masking import (
     COUNTEREXAMPLE_SCORES,
     book_causal_weights,
     book_scores,
+    efficient_stages,
     leaked_weight,
     mask_difference,
     masked_before_softmax,
@@ -105,6 +106,19 @@ SPREAD_WIDTHS = (64, 4096)  # where the spread is read against sqrt(d_k)
 LIVE_WIDTH = 768  # where the share of live Jacobians is quoted
 # Section 06's back-of-envelope estimate rounds the length ratio to a multiple of this.
 ROUND_RATIO_TO = 1000
+
+
+def preview() -> dict:
+    """This post's link card (sitebuild/preview.py): section 3.5's masked scores, a stage the
+    figure "masking" steps through: the future filled with -inf before the softmax."""
+    return {
+        "figure": "masking",
+        "matrix": dict(efficient_stages(*book_scores()))["masked scores"],
+        "labels": TOKENS,
+        "caption": "The causal mask: every score above the diagonal is minus infinity",
+        "alt": "A 6 by 6 heatmap of section 3.5's attention scores for \"Your journey starts "
+        'with one step": the lower triangle coloured, every cell above the diagonal −∞.',
+    }
 
 
 def _post1() -> dict:

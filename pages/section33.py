@@ -17,6 +17,19 @@ SUMMARY = (
 QUERY = "journey"  # the book's running query, the second token
 
 
+def preview() -> dict:
+    """This page's link card (sitebuild/preview.py): the matrix of figure "score-matrix",
+    every token's dot product with every other."""
+    return {
+        "figure": "score-matrix",
+        "matrix": attend(book_inputs())[0],
+        "labels": TOKENS,
+        "caption": "All 36 scores at once: inputs @ inputs.T",
+        "alt": 'A 6 by 6 heatmap of the dot-product scores among the tokens of "Your journey '
+        "starts with one step\", darker where two tokens' vectors agree more.",
+    }
+
+
 def context() -> dict:
     X = book_inputs()
     T, d = X.shape
