@@ -5,6 +5,7 @@ figure module only builds its widgets, its plots and one draw function, which ``
 calls whenever a control changes.
 """
 
+import weakref
 from collections.abc import Callable, Iterable, Sequence
 from html import escape
 
@@ -60,6 +61,16 @@ def message_html(text: str = "", kind: str = "warning") -> str:
     return f'<p class="fig-message fig-message-{kind}" role="alert">{escape(text)}</p>'
 
 
+# Message pane -> the error its figure's last draw raised ("" when it drew). A link to a view
+# (figures/viewstate.py) asks, after setting the controls, whether the figure could draw them.
+_REFUSED: "weakref.WeakKeyDictionary[pn.pane.HTML, str]" = weakref.WeakKeyDictionary()
+
+
+def refusal(message: pn.pane.HTML) -> str:
+    """Why the figure showing ``message`` could not draw its current state, or ''."""
+    return _REFUSED.get(message, "")
+
+
 def pane() -> pn.pane.HTML:
     """An HTML pane for readouts and messages, styled by the site's stylesheet."""
     return pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8), stylesheets=[PANE_CSS])
@@ -85,8 +96,10 @@ def recompute(
         try:
             note = draw()
         except ValueError as err:
+            _REFUSED[message] = explain(err)
             message.object = message_html(explain(err))
             return
+        _REFUSED[message] = ""
         message.object = note or ""
 
     for widget in widgets:

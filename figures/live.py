@@ -2,9 +2,11 @@
 
 The page's Web Worker calls ``start`` once (or, restoring a build-time memory snapshot taken
 right after ``start``, calls ``render``), ``link`` when the main thread has rendered the
-document, then ``apply`` for every batch of control changes. Everything the figures change
-in answer to one batch goes back to the main thread as ONE patch, so the page re-lays out
-each figure once per control change rather than once per property.
+document, then ``apply`` for every batch of control changes (and ``view_state``,
+``apply_view`` and ``reset_view`` for links to a figure's view, figures/viewstate.py).
+Everything the figures change in answer to one batch goes back to the main thread as ONE
+patch, so the page re-lays out each figure once per control change rather than once per
+property.
 """
 
 import asyncio
@@ -16,7 +18,7 @@ from panel.io.pyodide import _convert_json_patch, _dict_converter, _serialize_bu
 from panel.io.state import state
 from pyodide.ffi import to_js
 
-from figures import module
+from figures import module, viewstate
 from figures.page import document, serialize
 from figures.patches import apply_patch, encode_events
 
@@ -94,3 +96,28 @@ def apply(patch) -> None:
     """Apply one batch of control changes, run the figures' callbacks, send one patch back."""
     apply_patch(state.curdoc, _convert_json_patch(patch), setter="js")
     _flush()
+
+
+def view_state(figure_id: str) -> str:
+    """Figure ``figure_id``'s controls that differ from its defaults, as JSON key -> text."""
+    return json.dumps(viewstate.view(figure_id).encode())
+
+
+def apply_view(figure_id: str, params_json: str) -> str:
+    """Show the view a link describes (JSON key -> text); send what changed as one patch.
+
+    Returns '' or the one-line note saying why the figure shows its defaults instead.
+    """
+    try:
+        note = viewstate.view(figure_id).apply(json.loads(params_json))
+    finally:
+        _flush()
+    return note
+
+
+def reset_view(figure_id: str) -> None:
+    """Put figure ``figure_id`` back to its defaults; send what changed as one patch."""
+    try:
+        viewstate.view(figure_id).reset()
+    finally:
+        _flush()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from bokeh.document import Document
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
-from figures import module
+from figures import module, viewstate
 
 
 def slot_id(figure_id: str) -> str:
@@ -25,7 +25,9 @@ def document(figure_ids: Sequence[str], dist_url: str, doc: Document | None = No
     # Panel rewrites its stylesheet links from its CDN to this prefix (self-hosted copy).
     doc._template_variables["dist_url"] = dist_url
     for figure_id in figure_ids:
-        root = module(figure_id).view().get_root(doc)
+        view = module(figure_id).view()
+        viewstate.track(figure_id, view)  # its defaults, for links to a view of it
+        root = view.get_root(doc)
         root.name = figure_id
         doc.add_root(root)
     return doc

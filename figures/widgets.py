@@ -9,6 +9,7 @@ the page's main thread, while the reader waits for the figure.
 Bokeh's own CategoricalSlider shows the value in its title, as every other slider does.
 """
 
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -56,6 +57,11 @@ def button(name: str) -> pn.widgets.Button:
     return pn.widgets.Button(name=name, button_type="default", stylesheets=[FOCUS_CSS])
 
 
+# Buttons whose click count is part of the figure's view, which a link to it keeps
+# (figures/viewstate.py); other buttons are actions, such as a preset that sets controls.
+CLICKS_ARE_STATE: "weakref.WeakSet[pn.widgets.Button]" = weakref.WeakSet()
+
+
 class Resample:
     """A Resample button and the seed it has reached: the first seed plus one per click.
 
@@ -65,6 +71,7 @@ class Resample:
     def __init__(self, first_seed: int) -> None:
         self.first_seed = first_seed
         self.button = button("Resample")
+        CLICKS_ARE_STATE.add(self.button)  # the seed: a link shows the sample it was made at
 
     @property
     def seed(self) -> int:
