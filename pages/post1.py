@@ -227,6 +227,26 @@ def _matrices(X: np.ndarray) -> dict:
     }
 
 
+def _nearest(X: np.ndarray, Z: np.ndarray) -> dict:
+    """Section 06: the context vectors huddle around the flat average (the figure's caption),
+    yet their nearest input is not the average's. Which input each is nearest, and how far."""
+    T = X.shape[0]
+    average = context_vectors(flat_weights(T), X)[0]
+    (near,) = set(nearest_input(Z, X).tolist())  # the prose: all six give the same answer
+    flat = int(nearest_input(average[None, :], X)[0])
+    to_near = np.linalg.norm(Z - X[near], axis=1)
+    return {
+        "nearest": TOKENS[near],
+        "flat_nearest": TOKENS[flat],
+        "flat_nearest_distance": num(np.linalg.norm(average - X[flat])),
+        "flat_to_nearest": num(np.linalg.norm(average - X[near])),
+        "near_closest": num(to_near.min()),
+        "near_farthest": num(to_near.max()),
+        # the prose: softmax moves every context vector nearer that input than the average is
+        "pulled_towards_nearest": bool(np.all(to_near < np.linalg.norm(average - X[near]))),
+    }
+
+
 def _what_it_did(X: np.ndarray) -> dict:
     T = X.shape[0]
     _, alpha, Z = attend(X)
@@ -257,8 +277,7 @@ def _what_it_did(X: np.ndarray) -> dict:
         "spread_inputs": num(mean_pairwise_distance(X)),
         "spread_context": num(mean_pairwise_distance(Z)),
         "spread_ratio": percent(spread_ratio(Z, X)),
-        "nearest": _tokens(sorted(set(nearest_input(Z, X).tolist()))),
-        "flat_nearest": TOKENS[int(nearest_input(context_vectors(flat_weights(T), X), X)[0])],
+        **_nearest(X, Z),
         "longest": _tokens(longest),
         "longest_norms": [num(v) for v in n[longest]],
         "rows_to_longest": _count(int(np.isin(top, longest).sum()), T),

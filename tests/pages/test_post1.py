@@ -9,7 +9,7 @@ import pytest
 import build
 from attention.basics import loop_scores, matmul_scores, max_abs_difference
 from attention.fixtures import book_inputs
-from figures import loop_matmul
+from figures import flat_weights, loop_matmul
 from formatting import sci
 from pages import post1
 from tests.pages.render import render
@@ -175,3 +175,20 @@ def test_the_last_bit_explanation_holds():
     ulps = np.abs(loop - matmul) / np.spacing(np.abs(matmul))
     assert ulps.max() == int(post1.context()["loop_ulps"]) or not np.any(loop != matmul)
     assert (post1.context()["loop_by"] == "in the last bit") == (ulps.max() <= 1)
+
+
+def test_nearest_inputs_agree_with_the_flat_weights_caption(html):
+    """Section 06 and the flat-weights figure's caption: the context vectors huddle around the
+    flat average, all six nearest one input, which is not the input nearest the average; the
+    prose says softmax pulls them towards it, and by how much."""
+    n = post1.context()
+    assert (n["nearest"], n["flat_nearest"]) == ("starts", "with")
+    assert n["nearest"] != n["flat_nearest"]  # else "enough to change the answer" is false
+    assert n["pulled_towards_nearest"]
+    assert float(n["near_farthest"]) < float(n["flat_to_nearest"])
+    assert float(n["flat_nearest_distance"]) < float(n["flat_to_nearest"])
+    assert "huddled around the average" in flat_weights.CAPTION
+    text = re.sub(r"\s+", " ", prose(html))
+    assert f"no context vector is more than {n['max_shift']} from it" in text
+    assert f"The average on its own is nearest to {n['flat_nearest']} (" in text
+    assert "(The flat average itself sits nearest to" not in text
