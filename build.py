@@ -14,7 +14,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import jinja2
@@ -24,7 +24,18 @@ import pages
 from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
-from sitebuild import checks, glossary, hashed, install, mathtex, pins, snapshot, snippets, toc
+from sitebuild import (
+    checks,
+    glossary,
+    hashed,
+    install,
+    mathtex,
+    pins,
+    preview,
+    snapshot,
+    snippets,
+    toc,
+)
 from sitebuild import frame as series
 from sitebuild.wheels import project_wheel
 
@@ -187,6 +198,13 @@ def environment(templates: Path) -> jinja2.Environment:
     return env
 
 
+def link_previews(env: jinja2.Environment, out: Path) -> None:
+    """Draw the pages' link-preview images into ``out`` (sitebuild/preview.py) and give the
+    frame their hashed paths, which the pages' card tags name."""
+    cards = preview.write(out, pages.all_pages(), pages.posts(), series.NAME)
+    env.globals["frame"] = replace(env.globals["frame"], cards=cards)
+
+
 def render_pages(
     env: jinja2.Environment, base: str, cache: Path, surveyed: Collection[str] | None = None
 ) -> dict:
@@ -255,6 +273,7 @@ def build(
     env = environment(ROOT / "templates")
     env.globals["asset"] = hashed.urls(moved, base)
     env.globals["frame"] = series.Frame(public, source_url or series.source_from_git(ROOT))
+    link_previews(env, out)
     prose = render_pages(env, base, cache, surveyed)
     figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
     metas = {}

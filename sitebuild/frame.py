@@ -6,20 +6,25 @@ each post its dates, author, licence and a link to its source (the layout's foot
 404 page, a sitemap and an Atom feed of the posts. All of it is static text: a page loads no
 byte more for it.
 
-No preview image is named: a 1200x630 card would need a rasteriser the build does not have,
-and a tag must never name an image that does not exist.
+The card tags name a preview image (``sitebuild/preview.py`` draws them): a post's own, every
+other page the site's. The image is only named, for the sites that show a link: no page loads
+it.
 """
 
 from __future__ import annotations
 
 import re
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from sitebuild.wheels import read_pyproject
+
+if TYPE_CHECKING:
+    from sitebuild.preview import Card
 
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "Attention, explained live"
@@ -79,17 +84,28 @@ def day(page: ModuleType, name: str) -> date | None:
 
 @dataclass(frozen=True)
 class Frame:
-    """The site-wide facts the frame prints: its public URL (ending with the base path) and
-    where its source is browsed (a URL a repository path is appended to, or None)."""
+    """The site-wide facts the frame prints: its public URL (ending with the base path),
+    where its source is browsed (a URL a repository path is appended to, or None) and the
+    link-preview images, by page slug ("": the index page's, the site's)."""
 
     url: str
     source: str | None = None
     name: str = NAME
     author: str = AUTHOR
     licence: str = LICENCE
+    cards: dict[str, Card] = field(default_factory=dict)
 
     def page_url(self, page: ModuleType) -> str:
         return f"{self.url}{page.SLUG}/" if page.SLUG else self.url
+
+    def card(self, page: ModuleType) -> Card | None:
+        """The page's preview image: its own, else the site's (None before the build made
+        them)."""
+        return self.cards.get(page.SLUG) or self.cards.get("")
+
+    def image_url(self, card: Card) -> str:
+        """A preview image's absolute URL: crawlers need one."""
+        return self.url + card.path
 
     def source_of(self, page: ModuleType) -> str | None:
         return f"{self.source}templates/{page.TEMPLATE}" if self.source else None

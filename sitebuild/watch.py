@@ -244,6 +244,7 @@ class Watcher:
     def build_pages(self, build) -> None:
         """The pages alone, over the last good build."""
         built = self.built
+        build.link_previews(built.env, built.out)  # a page module may change its picture
         prose = build.render_pages(built.env, built.base, built.cache, surveyed=())
         build.write_pages(built, prose, {}, self.prerender(build))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from PIL import Image
 
 import build
 import pages
@@ -87,7 +88,7 @@ def tag_problems(html: str, page) -> list[str]:
         "og:type": kind,
         "og:url": url,
         "og:site_name": frame.NAME,
-        "twitter:card": "summary",
+        "twitter:card": "summary_large_image",
     }
     problems = [
         f"{name} is {found.meta.get(name)!r}, not {value!r}"
@@ -98,15 +99,82 @@ def tag_problems(html: str, page) -> list[str]:
         problems.append(f"title {found.title!r} lacks the page's title or the site's name")
     if found.links.get("canonical") != url:
         problems.append(f"canonical is {found.links.get('canonical')!r}, not {url!r}")
-    images = [name for name in found.meta if name.endswith(":image")]
-    if images:
-        problems.append(f"names an image the build does not make: {images}")
     return problems
 
 
 def test_every_page_has_its_title_description_canonical_and_cards(framed):
     for page in pages.all_pages():
         assert tag_problems(page_file(framed, page).read_text(), page) == [], page.SLUG
+
+
+def image_problems(site: Path, html: str, page) -> list[str]:
+    """The page's card image: named by og:image and twitter:image alike, absolute under the
+    public URL, a PNG of 1200x630 at that path in the site, its size and alt text given; a
+    post's its own, any other page's the site's. The page names it in no other way (it
+    never loads it)."""
+    found = head(html)
+    url = found.meta.get("og:image", "")
+    if not url.startswith(SITE_URL):
+        return [f"og:image {url!r} is not absolute under {SITE_URL}"]
+    problems = []
+    if found.meta.get("twitter:image") != url:
+        problems.append("twitter:image is not og:image")
+    target = site / url[len(SITE_URL) :]
+    try:
+        with Image.open(target) as image:
+            if (image.format, image.size) != ("PNG", (1200, 630)):
+                problems.append(f"{url} is a {image.format} of {image.size}, not a 1200x630 PNG")
+    except OSError as err:
+        problems.append(f"{url} is no image in the site: {err}")
+    sizes = (found.meta.get("og:image:width"), found.meta.get("og:image:height"))
+    if sizes != ("1200", "630") or found.meta.get("og:image:type") != "image/png":
+        problems.append(f"og:image:width/height/type are {sizes}, not 1200x630 PNG")
+    alt = found.meta.get("og:image:alt", "")
+    if not alt.strip() or found.meta.get("twitter:image:alt") != alt:
+        problems.append("no alt text, or twitter's differs from og's")
+    own = page in pages.posts()
+    if own != url.endswith(f"/{page.SLUG}.png") or (not own and not url.endswith("/site.png")):
+        problems.append(f"{url} is not the page's own card (a post) or the site's (any other)")
+    if html.count(url[len(SITE_URL) :]) != 2:
+        problems.append(f"{url} is named other than by og:image and twitter:image")
+    return problems
+
+
+def test_every_page_names_its_card_image_and_it_is_in_the_site(framed):
+    urls = set()
+    for page in pages.all_pages():
+        html = page_file(framed, page).read_text()
+        assert image_problems(framed, html, page) == [], page.SLUG
+        urls.add(head(html).meta["og:image"])
+    assert len(urls) == len(pages.posts()) + 1  # one per post, and the site's
+
+
+def test_the_image_check_fails_on_a_missing_or_wrong_image(framed, tmp_path):
+    post, other = pages.posts()[0], pages.all_pages()[0]
+    html = page_file(framed, post).read_text()
+    url = head(html).meta["og:image"]
+    path = url[len(SITE_URL) :]
+    assert image_problems(framed, html.replace(url, url.replace(path, path + "x")), post)
+    assert image_problems(framed, html.replace(url, url[len(SITE_URL) - len(BASE) :]), post)
+    assert image_problems(framed, html, other)  # a post's card on a page that is no post
+    assert image_problems(framed, html.replace('content="630"', 'content="600"'), post)
+    assert image_problems(framed, html.replace("</body>", f'<img src="{path}"></body>'), post)
+    copy = tmp_path / path
+    copy.parent.mkdir(parents=True)
+    Image.new("RGB", (1200, 600), "white").save(copy, "PNG")
+    assert image_problems(tmp_path, html, post)
+
+
+def test_the_card_images_are_the_same_bytes_in_another_build(framed, tmp_path):
+    """Built again, every card keeps its name and its bytes: a redeploy churns no image."""
+    out = tmp_path / "again"
+    build.build(out, BASE, snapshots=False, site_url=SITE_URL, source_url=SOURCE_URL)
+    for site in (framed, out):
+        assert sorted(p.relative_to(site) for p in (site / "preview").rglob("*.png")) == sorted(
+            p.relative_to(out) for p in (out / "preview").rglob("*.png")
+        )
+    for png in (out / "preview").rglob("*.png"):
+        assert png.read_bytes() == (framed / png.relative_to(out)).read_bytes()
 
 
 def test_the_tag_check_fails_on_a_page_without_them(framed):
