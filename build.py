@@ -37,6 +37,7 @@ from sitebuild import (
     toc,
 )
 from sitebuild import frame as series
+from sitebuild import references as bibliography
 from sitebuild.wheels import project_wheel
 
 ROOT = Path(__file__).resolve().parent
@@ -105,6 +106,7 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
         )
 
     checks.check_page(page)
+    citations = bibliography.Citations(env)
     posts = pages.posts()
     index = posts.index(page) if page in posts else None
     with checks.rendering(page, Path(env.loader.searchpath[0])):
@@ -119,7 +121,10 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
             figure=figure,
             code=snippets.runner(),
             term=glossary.renderer(base),
+            cite=citations.cite,
+            references=citations.references,
         )
+        citations.check()
     return toc.add_navigation(html), figure_ids
 
 
