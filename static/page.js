@@ -23,6 +23,13 @@
 //                 since this page was loaded, and every file is named by its content, so the
 //                 page's own versions are gone. No worker; the pre-render shows, and each
 //                 status line says so and offers a Reload, the only way to the new files.
+//
+// Links to a figure's view: the URL's query holds each linked figure's controls that differ
+// from its defaults, as "<figure id>.<control key>=<value>" (figures/viewstate.py names the
+// keys and checks the values), and its hash names the figure's element. The pre-render shows
+// the defaults; on going live the worker is asked to show each linked view, and answers with
+// the view or a one-line note (then the defaults), which the figure's status line shows. Each
+// figure's "Link to this view" and "Reset" buttons work while it is live.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -46,14 +53,28 @@
   // A figure update is quick: a worker silent this long has died or hung.
   const STALL_MS = 15_000;
 
+  // The id the URL's hash names ("" for none, or for a hash that is not valid percent-encoding).
+  function hashTarget() {
+    try {
+      return decodeURIComponent(location.hash.slice(1));
+    } catch {
+      return "";
+    }
+  }
+
   const notSending = () => ({
     awaitingReply: false, // a batch of changes is with the worker, not yet answered
     queued: [], // changes made meanwhile: only the latest per (model, attribute)
     stallTimer: null, // fails the figures if the worker never answers
+    whenIdle: [], // messages for the worker that wait until it has the reader's changes
   });
 
   const state = {
     phase: "prerendering",
+    // The figure the URL's hash names: scrolled to again as the figures above it are drawn and
+    // take their size, until the reader scrolls or presses a key themselves.
+    target: { id: hashTarget(), readerMoved: false },
+    asked: new Map(), // figure id -> the view-* messages it awaits answers to, oldest first
     worker: null, // the Python worker, while one runs
     prerender: {
       drawing: null, // the promise of the pre-render being drawn (again, after live failed)
@@ -96,6 +117,10 @@
     }
     state.phase = phase;
     html.dataset.figures = SHOWN_AS[phase];
+    for (const button of document.querySelectorAll("figure[data-figure] [data-view]")) {
+      button.disabled = phase !== "live";
+      button.title = phase === "live" ? "" : "Works once the figure is live";
+    }
     // The first start keeps the template's status lines and the worker's progress banner.
     if (phase === "starting" && from === "failed") {
       setStatusLines(SHOWN_AS[phase], "Retrying: the controls come alive when Python has loaded.");
@@ -226,6 +251,7 @@
       sendChanges(events);
     } else {
       sending.awaitingReply = false;
+      for (const message of sending.whenIdle.splice(0)) state.worker.postMessage(message);
     }
   }
 
@@ -354,8 +380,10 @@
     }
     html.dataset.liveDocument = why ? "drawn" : "adopted";
     enter("live");
+    scrollToTarget();
     for (const doc of state.liveDocs) doc.on_change(onDocumentChange, false);
     state.worker.postMessage({ type: "shown" });
+    for (const [figureId, params] of linkedViews()) askView(figureId, "view-apply", { params });
     if (why) replayEarlyChanges(built.roots);
     else if (state.earlyChanges.size) {
       sendChanges([...state.earlyChanges.values()].map(({ event }) => event));
@@ -369,6 +397,7 @@
     state.worker?.terminate();
     state.worker = null;
     state.liveDocs = [];
+    state.asked = new Map();
     clearTimeout(state.sending.stallTimer);
     state.sending = notSending();
   }
@@ -455,6 +484,9 @@
       case "change-done":
         onChangeDone();
         break;
+      case "view":
+        onView(message);
+        break;
       case "failed":
         fail(message.reason);
         break;
@@ -494,7 +526,103 @@
     }
   }
 
+  // ---------------------------------------------------------------- links to a figure's view
+
+  const figureById = (figureId) => figures.find((fig) => fig.dataset.figure === figureId);
+
+  // The status line of one figure, keeping its phase (data-status).
+  const setStatus = (figureId, text) => {
+    figureById(figureId).querySelector(".fig-status").textContent = text;
+  };
+
+  // The URL's views: figure id -> {control key: value}. Parameters that name no figure on
+  // this page are someone else's and are left alone.
+  function linkedViews() {
+    const views = new Map();
+    for (const [name, value] of new URLSearchParams(location.search)) {
+      const dot = name.indexOf(".");
+      const figureId = name.slice(0, dot);
+      if (dot < 1 || !figureById(figureId)) continue;
+      if (!views.has(figureId)) views.set(figureId, {});
+      views.get(figureId)[name.slice(dot + 1)] = value;
+    }
+    return views;
+  }
+
+  // This page's URL with figure `figureId`'s view as `params` (null: none of its parameters).
+  // `only`: the other figures' parameters go (a link to one figure's view), others' stay.
+  function urlWithView(figureId, params, { only = false } = {}) {
+    const url = new URL(location.href);
+    const query = new URLSearchParams(url.search);
+    const ids = only ? figures.map((fig) => fig.dataset.figure) : [figureId];
+    const ours = (name) => ids.some((id) => name.startsWith(`${id}.`));
+    for (const name of [...query.keys()]) if (ours(name)) query.delete(name);
+    for (const [key, value] of Object.entries(params ?? {})) query.append(`${figureId}.${key}`, value);
+    url.search = query.toString();
+    url.hash = `figure-${figureId}`;
+    return url;
+  }
+
+  // Ask the worker to get, apply or reset a figure's view, once it has the reader's changes.
+  function askView(figureId, type, extra = {}) {
+    const asked = state.asked.get(figureId) ?? [];
+    state.asked.set(figureId, [...asked, type]);
+    const message = { type, figure: figureId, ...extra };
+    if (state.sending.awaitingReply) state.sending.whenIdle.push(message);
+    else state.worker.postMessage(message);
+  }
+
+  async function copyLink(figureId, url) {
+    history.replaceState(history.state, "", url);
+    try {
+      await navigator.clipboard.writeText(url.href);
+      setStatus(figureId, "Link copied: it opens this figure as it is now.");
+    } catch {
+      // No clipboard here (an insecure origin, or the browser said no): the address bar has it.
+      setStatus(figureId, "Link in the address bar: it opens this figure as it is now.");
+    }
+  }
+
+  // The worker's answer to a view-* message: the figure's view now, and a note if a link's
+  // view could not be restored.
+  function onView({ figure: figureId, params, note }) {
+    const [type, ...rest] = state.asked.get(figureId) ?? [];
+    state.asked.set(figureId, rest);
+    if (type === "view-get") {
+      copyLink(figureId, urlWithView(figureId, params, { only: true }));
+    } else if (type === "view-reset") {
+      history.replaceState(history.state, "", urlWithView(figureId, null));
+      setStatus(figureId, "Live: back to this figure's defaults.");
+    } else if (type === "view-apply") {
+      if (note) console.info(`figures: ${figureId}: ${note}`);
+      const restored = "Live: showing the view from the link. Reset returns to the defaults.";
+      setStatus(figureId, note || restored);
+      scrollToTarget();
+    }
+  }
+
+  function scrollToTarget() {
+    const el = state.target.id && document.getElementById(state.target.id);
+    if (el && !state.target.readerMoved) el.scrollIntoView({ block: "start" });
+  }
+
+  function wireViews() {
+    for (const fig of figures) {
+      const figureId = fig.dataset.figure;
+      const ask = (type) => () => askView(figureId, type);
+      fig.querySelector("[data-view=link]").addEventListener("click", ask("view-get"));
+      fig.querySelector("[data-view=reset]").addEventListener("click", ask("view-reset"));
+    }
+    const moved = () => {
+      state.target.readerMoved = true;
+    };
+    for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+      addEventListener(type, moved, { once: true, passive: true, capture: true });
+    }
+  }
+
   async function main() {
+    wireViews();
     // Python is already starting (boot.js) on the other core while this thread draws the
     // pre-render, which is then on screen long before Python can take it over.
     const canRun = typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
@@ -507,6 +635,7 @@
     // after this move, whoever awaits the drawing first.
     state.prerender.drawing = drawPrerender(onVisible).then(() => {
       performance.mark("prerender-complete");
+      scrollToTarget(); // the figures above the target have their size now
       if (canRun && state.phase === "prerendering") enter("starting");
     });
     if (canRun) (window.figuresBoot ? takeOverBootWorker(window.figuresBoot) : startWorker());

@@ -19,6 +19,10 @@
 //                        longer needs the CPU that unpacking and restoring take
 //     shown              {}: the page shows the figures: send their updates from now on
 //     change             {patch}: the reader's control changes, as a Bokeh JSON patch
+//     view-get           {figure}: the figure's view, for a "Link to this view"
+//     view-apply         {figure, params}: show the view a link describes (params: the
+//                        figure's URL parameters, without its "<figure id>." prefix)
+//     view-reset         {figure}: back to the figure's defaults
 //
 //   worker -> page
 //     progress           {step, of, text}: a step of the start has begun (the page's banner)
@@ -29,6 +33,10 @@
 //     update             {patch, buffers}: what the figures changed in answer to a change
 //     change-done        {}: the last change has been handled (after every change, even one
 //                        that failed)
+//     view               {figure, params, note}: the answer to each view-* message, after the
+//                        updates it caused: the figure's view now (params: its controls that
+//                        differ from their defaults, as URL parameters without the prefix) and
+//                        note, '' or the one line saying why a link's view was not restored
 //     failed             {reason}: Python did not start, or a change failed; not live
 //     outdated           {url}: a file the start needs is gone from the server (404: the site
 //                        was deployed again since the page was loaded); only a reload helps
@@ -305,6 +313,16 @@ function rehearse(figureIds) {
   });
 }
 
+// Get, set or reset a figure's view (figures.live, figures/viewstate.py); the updates it makes
+// reach the page before this answer.
+function viewAnswer({ type, figure, params }) {
+  let note = "";
+  if (type === "view-apply") note = figuresLive.apply_view(figure, JSON.stringify(params));
+  else if (type === "view-reset") figuresLive.reset_view(figure);
+  else if (type !== "view-get") throw new Error(`unknown message ${type}`);
+  return { type: "view", figure, params: JSON.parse(figuresLive.view_state(figure)), note };
+}
+
 self.onmessage = ({ data: msg }) => {
   if (msg.type === "start") {
     const untilPrerenderVisible = new Promise((resolve) => {
@@ -317,6 +335,12 @@ self.onmessage = ({ data: msg }) => {
   } else if (msg.type === "shown") {
     figuresLive.link(postUpdate);
     rehearse(figuresToRehearse);
+  } else if (msg.type.startsWith("view-")) {
+    try {
+      post(viewAnswer(msg));
+    } catch (err) {
+      post({ type: "failed", reason: `a figure's view could not be set: ${err.message || err}` });
+    }
   } else if (msg.type === "change") {
     try {
       figuresLive.apply(msg.patch);
