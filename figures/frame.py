@@ -20,13 +20,15 @@ MUTED = "#94a3b8"
 PANE_CSS = """
 .readout { display: grid; grid-template-columns: repeat(auto-fit, minmax(14rem, 1fr));
   gap: 0.25rem 1rem; margin: 0; font: 0.85rem/1.4 system-ui, sans-serif; }
-.readout dt { color: #64748b; font-size: 0.75rem; }
+.readout dt { color: var(--muted, #64748b); font-size: 0.75rem; }
 .readout dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
   font-variant-numeric: tabular-nums; }
 .fig-message { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border-radius: 4px;
   font: 0.85rem/1.4 system-ui, sans-serif; }
-.fig-message-warning { background: #fef3c7; color: #78350f; }
-.fig-message-info { background: #e0f2fe; color: #0c4a6e; }
+.fig-message-warning { background: light-dark(#fef3c7, #3a2a06);
+  color: light-dark(#78350f, #fde68a); }
+.fig-message-info { background: light-dark(#e0f2fe, #0c2d40);
+  color: light-dark(#0c4a6e, #bae6fd); }
 """
 
 # A widget's label kept for screen readers but not drawn (for grids of inputs whose row and
@@ -40,6 +42,20 @@ label { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rec
 # too, but it compiles its template with `new Function`, which the site's CSP forbids.)
 WRAP = ":host { flex-wrap: wrap; min-width: 0 !important; }"
 NO_MIN_WIDTH = ":host { min-width: 0 !important; }"
+# Bokeh's widgets draw their tracks, handles, menus and plain buttons in fixed light colours
+# inside their shadow roots, where the page's stylesheet cannot reach; Panel's own colours
+# follow the page (see static/site.css). light-dark() keeps the light look unchanged.
+DARK_WIDGETS = """
+.noUi-target { background: light-dark(#fafafa, #2a2d34); border-color: light-dark(#d3d3d3, #4b5059);
+  box-shadow: none; }
+.noUi-handle { background: light-dark(#fff, #d1d5db); border-color: light-dark(#d9d9d9, #6b7280);
+  box-shadow: none; }
+.noUi-tooltip, .bk-menu { background: light-dark(#fff, #2a2d34); color: light-dark(#000, #e5e7eb);
+  border-color: light-dark(#d9d9d9, #4b5059); }
+.bk-btn-default, .bk-btn-light { background-color: light-dark(#fff, #2a2d34);
+  color: light-dark(#333, #e5e7eb); border-color: light-dark(#ccc, #4b5059); }
+:host(.solid) .bk-btn.bk-btn-primary { color: var(--design-primary-text-color, #fff); }
+"""
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
@@ -115,6 +131,9 @@ def frame(
     message: pn.pane.HTML,
 ) -> pn.Column:
     """Lay a figure out: controls, views side by side (wrapping on narrow screens), readout."""
+    for control in controls:
+        for widget in control.select(pn.widgets.Widget):
+            widget.stylesheets = [*widget.stylesheets, DARK_WIDGETS]
     return pn.Column(
         pn.Row(
             *controls,

@@ -32,12 +32,13 @@ EMPTY = "#f1f5f9"  # a cell not computed yet
 MIN_PLOT_WIDTH = 260  # narrower than this, the plots wrap onto their own rows
 
 LABEL_CSS = """
-.fig-label { font: 0.8rem/1.2 system-ui, sans-serif; color: #1f2937; }
+.fig-label { font: 0.8rem/1.2 system-ui, sans-serif; color: var(--ink, #1f2937); }
 """
 
 NOTE_CSS = """
-.fig-note { margin: 0.25rem 0; font: 0.8rem/1.45 system-ui, sans-serif; color: #475569; }
-.fig-note b { color: #1f2937; }
+.fig-note { margin: 0.25rem 0; font: 0.8rem/1.45 system-ui, sans-serif;
+  color: var(--ink-soft, #374151); }
+.fig-note b { color: var(--ink, #1f2937); }
 """
 
 

@@ -21,7 +21,7 @@ from attention.fixtures import TOKENS
 
 # Panel's buttons show keyboard focus as a faint 1px dotted grey line.
 FOCUS_CSS = """
-.bk-btn:focus-visible { outline: 2px solid #1d4ed8; outline-offset: 2px; }
+.bk-btn:focus-visible { outline: 2px solid light-dark(#1d4ed8, #93c5fd); outline-offset: 2px; }
 """
 
 # Panel draws an on and an off Toggle in the same solid colour; off is an outline here.

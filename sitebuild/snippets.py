@@ -17,13 +17,33 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 SNIPPET = "<page snippet>"
 
 
-# Every colour of this theme reads at WCAG AA (4.5:1) on the code background.
+# A Pygments theme per colour scheme; every colour of each reads at WCAG AA (4.5:1) on that
+# scheme's code background (a browser test measures it).
 CODE_STYLE = "xcode"
+DARK_CODE_STYLE = "monokai"
+# The dark theme applies where static/scheme.js chose dark, or, on a page without scripts,
+# where the system prefers dark.
+_DARK_SCHEME = ':root[data-scheme="dark"] .code'
+_DARK_WITHOUT_SCRIPTS = ":root:not([data-scheme]) .code"
+
+
+def _token_rules(style: str, selector: str) -> str:
+    """The theme's rules for the tokens under ``selector``; the backgrounds are the site's."""
+    rules = HtmlFormatter(style=style).get_style_defs(selector).splitlines()
+    return "\n".join(rule for rule in rules if rule.startswith(selector + " ."))
 
 
 def stylesheet() -> str:
-    """The CSS for highlighted code, generated from the Pygments theme CODE_STYLE."""
-    return HtmlFormatter(style=CODE_STYLE).get_style_defs(".code")
+    """The CSS for highlighted code in both colour schemes, generated from the two themes."""
+    return "\n".join(
+        [
+            _token_rules(CODE_STYLE, ".code"),
+            _token_rules(DARK_CODE_STYLE, _DARK_SCHEME),
+            "@media (prefers-color-scheme: dark) {",
+            _token_rules(DARK_CODE_STYLE, _DARK_WITHOUT_SCRIPTS),
+            "}",
+        ]
+    )
 
 
 def runner():

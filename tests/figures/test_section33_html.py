@@ -8,6 +8,7 @@ one. ``check_pointing`` asserts the contract static/explain.js relies on.
 import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import panel as pn
@@ -214,12 +215,33 @@ def _rules(css: str) -> dict[str, dict[str, str]]:
     return rules
 
 
-def test_a_hovered_element_keeps_readable_text():
+SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "site.css"
+
+
+def _colour(value: str, scheme: str) -> str:
+    """A CSS colour as the page resolves it in ``scheme``: a site variable (site.css's
+    light-dark pair, else the fallback) or a light-dark(light, dark) pair, picked."""
+    if found := re.fullmatch(r"var\((--[\w-]+),\s*([^)]+)\)", value):
+        name, fallback = found.groups()
+        declared = re.search(rf"{name}:\s*([^;]+);", SITE_CSS.read_text())
+        value = declared.group(1).strip() if declared else fallback
+    if found := re.fullmatch(r"light-dark\(([^,]+),\s*([^)]+)\)", value):
+        value = found.group(1 if scheme == "light" else 2)
+    return value.strip()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_hovered_element_keeps_readable_text(scheme):
     """The element under the pointer is the pointed one: its text stays AA on any hover colour."""
     rules = _rules(EXPLAIN_CSS)
-    text, pointed = rules[".s33"]["color"], rules[".s33 .is-pointed"]
+    text = _colour(rules[".s33"]["color"], scheme)
+    pointed = {k: _colour(v, scheme) for k, v in rules[".s33 .is-pointed"].items()}
     assert contrast(pointed["color"], pointed["background"]) >= AA
-    hovers = {s: d["background"] for s, d in rules.items() if ":hover" in s and "background" in d}
+    hovers = {
+        s: _colour(d["background"], scheme)
+        for s, d in rules.items()
+        if ":hover" in s and "background" in d
+    }
     assert hovers
     for selector, background in hovers.items():
         assert contrast(text, background) >= AA, selector

@@ -1,5 +1,8 @@
 """Fixtures for the site tests: one build under a sub-path, one server, one browser."""
 
+import hashlib
+import subprocess
+import tarfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +29,25 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 ]
 LIVE_TIMEOUT_MS = 120_000
+AXE_VERSION = "4.11.0"
+AXE_SHA256 = "39bed7d72308f6d620789c169d699bfd7e8da80f65b545821a6b2215c3e83107"
+AXE_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "axe"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe.min.js from the pinned npm tarball, packed once into the project's cache."""
+    tarball = AXE_CACHE / f"axe-core-{AXE_VERSION}.tgz"
+    if not tarball.exists():
+        AXE_CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_CACHE)],
+            check=True,
+            capture_output=True,
+        )
+    assert hashlib.sha256(tarball.read_bytes()).hexdigest() == AXE_SHA256
+    with tarfile.open(tarball) as tar:
+        return tar.extractfile("package/axe.min.js").read().decode()
 
 
 @pytest.fixture(scope="session")

@@ -2,11 +2,6 @@
 serious or critical; every figure's first control is reached by Tab and has a name; and a few
 representative figures can be driven from the keyboard alone."""
 
-import hashlib
-import subprocess
-import tarfile
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
@@ -14,9 +9,6 @@ import pages
 from figures import REGISTRY
 
 pytestmark = pytest.mark.browser
-AXE_VERSION = "4.11.0"
-AXE_SHA256 = "39bed7d72308f6d620789c169d699bfd7e8da80f65b545821a6b2215c3e83107"
-CACHE = Path(__file__).resolve().parents[2] / ".cache" / "axe"
 PATHS = [f"{p.SLUG}/" if p.SLUG else "" for p in pages.all_pages()]
 # Controls a reader can reach with Tab inside a figure, in Panel's shadow DOM.
 FOCUSABLE = "select, input, button, [role=slider], [tabindex='0']"
@@ -24,22 +16,6 @@ LIVE_TIMEOUT_MS = 120_000
 # The focused element, looking through shadow roots.
 ACTIVE = """let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;"""
-
-
-@pytest.fixture(scope="session")
-def axe_source() -> str:
-    """axe.min.js from the pinned npm tarball, packed once into the project's cache."""
-    tarball = CACHE / f"axe-core-{AXE_VERSION}.tgz"
-    if not tarball.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(CACHE)],
-            check=True,
-            capture_output=True,
-        )
-    assert hashlib.sha256(tarball.read_bytes()).hexdigest() == AXE_SHA256
-    with tarfile.open(tarball) as tar:
-        return tar.extractfile("package/axe.min.js").read().decode()
 
 
 def has_figures(site, path: str) -> bool:

@@ -1,4 +1,5 @@
-"""Highlighted code stays readable: every colour in the code stylesheet meets WCAG AA."""
+"""Highlighted code stays readable: every colour in the code stylesheet meets WCAG AA, in both
+colour schemes."""
 
 import re
 from pathlib import Path
@@ -9,8 +10,8 @@ from sitebuild.snippets import stylesheet
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "site.css"
 AA = 4.5  # WCAG 2 level AA, normal-size text
-# `.code .k { color: #A90D91; font-weight: bold }`: a token class and its declarations.
-TOKEN_RULE = re.compile(r"^\.code \.(\w+) \{([^}]*)\}", re.MULTILINE)
+# The selector each scheme's token rules start with, in the generated stylesheet.
+SCHEMES = {"light": ".code", "dark": ':root[data-scheme="dark"] .code'}
 
 
 def rgb(hex_colour: str) -> tuple[float, float, float]:
@@ -36,17 +37,22 @@ def declaration(body: str, prop: str) -> str | None:
     return found and found.group(1)
 
 
-def code_backgrounds() -> list[str]:
-    """The page's background for code (site.css wins) and the theme's own, in case it shows."""
-    site = re.search(r"pre\.code \{[^}]*background:\s*(#[0-9A-Fa-f]{3,6})", SITE_CSS.read_text())
-    theme = re.search(r"^\.code \{ background:\s*(#[0-9A-Fa-f]{3,6})", stylesheet(), re.MULTILINE)
-    return [site.group(1), theme.group(1)]
+def code_background(scheme: str) -> str:
+    """The site's background for code in ``scheme``: site.css's light-dark(light, dark) pair."""
+    pair = re.search(
+        r"--code-bg:\s*light-dark\((#[0-9A-Fa-f]{3,6}),\s*(#[0-9A-Fa-f]{3,6})\)",
+        SITE_CSS.read_text(),
+    )
+    assert pair, "site.css no longer sets --code-bg as light-dark(light, dark)"
+    assert re.search(r"pre\.code \{[^}]*background:\s*var\(--code-bg\)", SITE_CSS.read_text())
+    return pair.group(1 if scheme == "light" else 2)
 
 
-def token_colours() -> list[tuple[str, str, str | None]]:
+def token_colours(scheme: str) -> list[tuple[str, str, str | None]]:
     """(token class, colour, its own background or None) for every coloured token rule."""
+    rule = re.compile(rf"^{re.escape(SCHEMES[scheme])} \.(\w+) \{{([^}}]*)\}}", re.MULTILINE)
     rules = []
-    for token, body in TOKEN_RULE.findall(stylesheet()):
+    for token, body in rule.findall(stylesheet()):
         colour = declaration(body, "color")
         if colour:
             rules.append((token, colour, declaration(body, "background-color")))
@@ -60,17 +66,19 @@ def test_contrast_matches_the_wcag_reference_values():
     assert contrast("#767676", "#ffffff") >= AA > contrast("#777777", "#ffffff")
 
 
-def test_the_stylesheet_colours_the_common_tokens():
-    tokens = {token for token, _, _ in token_colours()}
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_the_stylesheet_colours_the_common_tokens(scheme):
+    tokens = {token for token, _, _ in token_colours(scheme)}
     # Keywords, strings, numbers, comments, namespaces: the parsing found the rules.
     assert {"k", "s", "m", "c", "nn"} <= tokens, tokens
 
 
-@pytest.mark.parametrize("background", code_backgrounds())
-def test_every_token_colour_reads_at_aa_on_the_code_background(background):
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_every_token_colour_reads_at_aa_on_the_code_background(scheme):
+    background = code_background(scheme)
     failing = [
         (token, colour, round(contrast(colour, own or background), 2))
-        for token, colour, own in token_colours()
+        for token, colour, own in token_colours(scheme)
         if contrast(colour, own or background) < AA
     ]
     assert failing == []
