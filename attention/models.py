@@ -1,0 +1,142 @@
+"""Published configurations of real decoder-only models: the sizes the last post computes with.
+
+Each number is copied from the model's released configuration (or, where the release gives
+none, its paper), named in ``source``. Sizes use the series' notation: ``heads`` query heads,
+``kv_heads`` key/value heads, ``head_dim`` the width of one head, ``d_model`` the embedding
+width, ``context`` the longest sequence the model was trained on, ``bytes_per_value`` the
+precision its weights were released in (GPT-2: float32; the rest: bfloat16 or float16).
+
+    from attention.models import LLAMA2_7B
+    LLAMA2_7B.kv_heads  # 32: ordinary multi-head attention
+"""
+
+from typing import NamedTuple
+
+from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED
+from attention.heads import GPT2_HEADS
+
+
+class Model(NamedTuple):
+    """One model's attention layout, as its published configuration gives it."""
+
+    name: str
+    layers: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    d_model: int
+    context: int
+    bytes_per_value: int
+    source: str
+    window: int | None = None  # sliding-window attention: how many tokens back each sees
+    rope_base: float | None = None  # rotary embeddings: the base of the frequencies
+
+
+class LatentModel(NamedTuple):
+    """Multi-head latent attention (DeepSeek-V2): what each token's cache holds, per layer.
+
+    Keys and values are rebuilt from a compressed latent of ``kv_latent`` numbers per token;
+    a decoupled rotary key of ``rope_head_dim`` numbers, shared by all heads, is cached beside
+    it. ``head_dim`` is each head's non-rotary query/key width, ``v_head_dim`` its value width.
+    """
+
+    name: str
+    layers: int
+    heads: int
+    head_dim: int
+    rope_head_dim: int
+    v_head_dim: int
+    kv_latent: int
+    q_latent: int
+    d_model: int
+    context: int
+    bytes_per_value: int
+    source: str
+
+
+GPT2_SMALL = Model(
+    name="GPT-2 (124M)",
+    layers=12,
+    heads=GPT2_HEADS,
+    kv_heads=GPT2_HEADS,
+    head_dim=GPT2_EMBED // GPT2_HEADS,
+    d_model=GPT2_EMBED,
+    context=GPT2_CONTEXT,
+    bytes_per_value=4,
+    source="https://huggingface.co/openai-community/gpt2/blob/main/config.json",
+)
+LLAMA2_7B = Model(
+    name="Llama 2 7B",
+    layers=32,
+    heads=32,
+    kv_heads=32,
+    head_dim=128,
+    d_model=4096,
+    context=4096,
+    bytes_per_value=2,
+    source="https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+    rope_base=10000.0,
+)
+LLAMA2_70B = Model(
+    name="Llama 2 70B",
+    layers=80,
+    heads=64,
+    kv_heads=8,
+    head_dim=128,
+    d_model=8192,
+    context=4096,
+    bytes_per_value=2,
+    source="https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json",
+    rope_base=10000.0,
+)
+MISTRAL_7B = Model(
+    name="Mistral 7B",
+    layers=32,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    d_model=4096,
+    context=8192,
+    bytes_per_value=2,
+    source="https://arxiv.org/abs/2310.06825",  # Table 1 of the paper: window_size 4096
+    window=4096,
+    rope_base=10000.0,
+)
+LLAMA3_8B = Model(
+    name="Llama 3 8B",
+    layers=32,
+    heads=32,
+    kv_heads=8,
+    head_dim=128,
+    d_model=4096,
+    context=8192,
+    bytes_per_value=2,
+    source="https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
+    rope_base=500000.0,
+)
+DEEPSEEK_V2 = LatentModel(
+    name="DeepSeek-V2",
+    layers=60,
+    heads=128,
+    head_dim=128,
+    rope_head_dim=64,
+    v_head_dim=128,
+    kv_latent=512,
+    q_latent=1536,
+    d_model=5120,
+    context=131072,  # 128K tokens, the paper's context window
+    bytes_per_value=2,
+    source="https://huggingface.co/deepseek-ai/DeepSeek-V2/blob/main/config.json",
+)
+
+# The models with ordinary (or grouped) key/value heads, smallest first.
+MODELS: tuple[Model, ...] = (GPT2_SMALL, LLAMA2_7B, MISTRAL_7B, LLAMA3_8B, LLAMA2_70B)
+
+
+def by_name(name: str) -> Model:
+    """The model called ``name`` (one of MODELS)."""
+    for model in MODELS:
+        if model.name == name:
+            return model
+    known = ", ".join(m.name for m in MODELS)
+    raise ValueError(f"no model named {name!r}; known: {known}")
