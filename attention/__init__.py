@@ -15,6 +15,7 @@ Scratch)*, written as small pure functions over arrays, with shapes in every doc
 - ``heads``: multi-head attention, as a list of heads and as one split projection (3.6).
 - ``cost``: what the n x n score matrix costs in bytes, cards and time.
 - ``models``: published configurations of real models (GPT-2, Llama 2 and 3, Mistral, DeepSeek-V2).
+- ``window``: sliding-window attention: the band mask, its cost in T, its reach after L layers.
 
 In a notebook::
 
