@@ -15,6 +15,7 @@ Scratch)*, written as small pure functions over arrays, with shapes in every doc
 - ``heads``: multi-head attention, as a list of heads and as one split projection (3.6).
 - ``cost``: what the n x n score matrix costs in bytes, cards and time.
 - ``models``: published configurations of real models (GPT-2, Llama 2 and 3, Mistral, DeepSeek-V2).
+- ``rotary``: rotary position embeddings: pairs rotated by position, scores that see only offsets.
 - ``online``: the online softmax behind FlashAttention: keys in tiles, no T x T matrix.
 - ``window``: sliding-window attention: the band mask, its cost in T, its reach after L layers.
 - ``latent``: multi-head latent attention: keys and values rebuilt from a cached latent.
