@@ -32,9 +32,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from attention._checks import check_matrix, check_positive_int, checked_matmul
+from attention._checks import check_matrix, check_positive_int, checked_matmul, refuse_overflow
+from attention.basics import softmax
 from attention.heads import head_dim as split_width
-from attention.masking import masked_before_softmax
 from attention.models import DEEPSEEK_V2, LatentModel
 
 # The kinds of the paper's Table 1, in its order, with the names the series prints.
@@ -148,6 +148,51 @@ def _heads(M: np.ndarray, heads: int) -> np.ndarray:
     return M.reshape(T, heads, width // heads).transpose(1, 0, 2)
 
 
+def _weights(scores: np.ndarray, d_k: int, causal: bool) -> np.ndarray:
+    """softmax(scores / sqrt(d_k)), the future hidden if causal. (H, T, T) -> (H, T, T)"""
+    if not isinstance(causal, bool | np.bool_):
+        raise ValueError(f"causal must be True or False, got {causal!r}")
+    if causal:
+        T = scores.shape[-1]
+        scores = np.where(np.tri(T, dtype=bool), scores, -np.inf)
+    return softmax(scores / np.sqrt(d_k))
+
+
+def _rebuilt(X: np.ndarray, W: LatentWeights, heads: int, causal: bool) -> np.ndarray:
+    """attention_rebuilt on checked inputs; overflow is refused once, at the end."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        C = X @ W.W_dkv  # (T, d_c): all the cache holds
+        Q, K, V = _heads(X @ W.W_q, heads), _heads(C @ W.W_uk, heads), _heads(C @ W.W_uv, heads)
+        scores = refuse_overflow(Q @ K.transpose(0, 2, 1), "the scores")  # (H, T, T)
+        context = _weights(scores, Q.shape[-1], causal) @ V  # (H, T, d_v)
+        merged = context.transpose(1, 0, 2).reshape(X.shape[0], -1)  # (T, H d_v)
+        return refuse_overflow(merged @ W.W_o, "the output")
+
+
+def _absorbed(X: np.ndarray, W: LatentWeights, heads: int, causal: bool) -> np.ndarray:
+    """attention_absorbed on checked inputs; overflow is refused once, at the end."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        W_qc, W_co = _fold(W, heads)
+        C = X @ W.W_dkv  # (T, d_c): all the cache holds
+        scores = refuse_overflow((X @ W_qc) @ C.T, "the scores")  # (H, T, d_c) @ (d_c, T)
+        mixed = _weights(scores, W.W_uk.shape[1] // heads, causal) @ C  # (H, T, d_c)
+        return refuse_overflow((mixed @ W_co).sum(axis=0), "the output")
+
+
+def _fold(W: LatentWeights, heads: int) -> Absorbed:
+    """absorb on checked matrices."""
+    d, d_c, d_out = W.W_q.shape[0], W.W_dkv.shape[1], W.W_o.shape[1]
+    W_q = W.W_q.reshape(d, heads, -1).transpose(1, 0, 2)  # (H, d, head_dim)
+    W_uk = W.W_uk.reshape(d_c, heads, -1).transpose(1, 0, 2)  # (H, d_c, head_dim)
+    W_uv = W.W_uv.reshape(d_c, heads, -1).transpose(1, 0, 2)  # (H, d_c, d_v)
+    W_o = W.W_o.reshape(heads, -1, d_out)  # (H, d_v, d_out)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return Absorbed(
+            refuse_overflow(W_q @ W_uk.transpose(0, 2, 1), "W_q W_uk^T"),
+            refuse_overflow(W_uv @ W_o, "W_uv W_o"),
+        )
+
+
 def attention_rebuilt(
     X: np.ndarray, weights: LatentWeights, heads: int, causal: bool = True
 ) -> np.ndarray:
@@ -156,20 +201,7 @@ def attention_rebuilt(
     X: (T, d) -> (T, d_out) = concat_i(softmax(Q_i K_i^T / sqrt(head_dim)) V_i) @ W_o
     """
     X, W = _check_weights(X, weights, heads)
-    _, K, V = latent_kv(X, W.W_dkv, W.W_uk, W.W_uv, heads)
-    Q = checked_matmul(X, W.W_q, "the queries")
-    hd = K.shape[1] // heads
-    scores = checked_matmul(_heads(Q, heads), _heads(K, heads).transpose(0, 2, 1), "the scores")
-    A = masked_before_softmax(scores, hd) if causal else _softmax_scaled(scores, hd)
-    context = checked_matmul(A, _heads(V, heads), "the context")  # (H, T, d_v)
-    merged = context.transpose(1, 0, 2).reshape(X.shape[0], -1)  # (T, H d_v)
-    return checked_matmul(merged, W.W_o, "the output")
-
-
-def _softmax_scaled(scores: np.ndarray, d_k: int) -> np.ndarray:
-    """softmax(scores / sqrt(d_k)) without a mask. (..., T, T) -> (..., T, T)"""
-    full = np.ones(scores.shape[-2:], dtype=bool)
-    return masked_before_softmax(scores, d_k, mask=full)
+    return _rebuilt(X, W, heads, causal)
 
 
 def absorb(weights: LatentWeights, heads: int) -> Absorbed:
@@ -181,15 +213,7 @@ def absorb(weights: LatentWeights, heads: int) -> Absorbed:
     """
     W = _as_weights(weights)
     _check_weights(np.zeros((1, W.W_q.shape[0])), W, heads)
-    d, d_c, d_out = W.W_q.shape[0], W.W_dkv.shape[1], W.W_o.shape[1]
-    W_q = W.W_q.reshape(d, heads, -1).transpose(1, 0, 2)  # (H, d, head_dim)
-    W_uk = W.W_uk.reshape(d_c, heads, -1).transpose(1, 0, 2)  # (H, d_c, head_dim)
-    W_uv = W.W_uv.reshape(d_c, heads, -1).transpose(1, 0, 2)  # (H, d_c, d_v)
-    W_o = W.W_o.reshape(heads, -1, d_out)  # (H, d_v, d_out)
-    return Absorbed(
-        checked_matmul(W_q, W_uk.transpose(0, 2, 1), "W_q W_uk^T"),
-        checked_matmul(W_uv, W_o, "W_uv W_o"),
-    )
+    return _fold(W, heads)
 
 
 def attention_absorbed(
@@ -200,14 +224,7 @@ def attention_absorbed(
     X: (T, d) -> (T, d_out) = sum_i softmax((X W_qc_i) C^T / sqrt(head_dim)) C W_co_i
     """
     X, W = _check_weights(X, weights, heads)
-    W_qc, W_co = absorb(W, heads)
-    C = checked_matmul(X, W.W_dkv, "the latent")  # (T, d_c): all the cache holds
-    hd = W.W_uk.shape[1] // heads
-    queries = checked_matmul(X, W_qc, "the absorbed queries")  # (H, T, d_c)
-    scores = checked_matmul(queries, C.T, "the scores")  # (H, T, T)
-    A = masked_before_softmax(scores, hd) if causal else _softmax_scaled(scores, hd)
-    mixed = checked_matmul(A, C, "the mixed latents")  # (H, T, d_c)
-    return checked_matmul(mixed, W_co, "the output").sum(axis=0)
+    return _absorbed(X, W, heads, causal)
 
 
 def tiny_weights(d_c: int, seed: int = 0) -> tuple[np.ndarray, LatentWeights]:
@@ -238,8 +255,8 @@ def tiny_weights(d_c: int, seed: int = 0) -> tuple[np.ndarray, LatentWeights]:
 
 def absorption_gap(X: np.ndarray, weights: LatentWeights, heads: int, causal: bool = True) -> float:
     """Largest |rebuilt - absorbed| over the output: rounding only. (T, d) -> float"""
-    rebuilt = attention_rebuilt(X, weights, heads, causal)
-    absorbed = attention_absorbed(X, weights, heads, causal)
+    X, W = _check_weights(X, weights, heads)
+    rebuilt, absorbed = _rebuilt(X, W, heads, causal), _absorbed(X, W, heads, causal)
     return float(np.max(np.abs(rebuilt - absorbed)))
 
 
