@@ -18,6 +18,7 @@ Scratch)*, written as small pure functions over arrays, with shapes in every doc
 - ``rotary``: rotary position embeddings: pairs rotated by position, scores that see only offsets.
 - ``online``: the online softmax behind FlashAttention: keys in tiles, no T x T matrix.
 - ``window``: sliding-window attention: the band mask, its cost in T, its reach after L layers.
+- ``grouped``: multi-query and grouped-query attention: query heads sharing fewer K/V heads.
 - ``kv_cache``: generation with and without the key/value cache, same floats; its bytes.
 - ``latent``: multi-head latent attention: keys and values rebuilt from a cached latent.
 
