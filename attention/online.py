@@ -43,6 +43,9 @@ from attention.cost import score_matrix_bytes
 EXAMPLE_T = 12
 EXAMPLE_D = 4
 EXAMPLE_SEED = 3
+# The memory comparison's tile: 128 queries by 128 keys. An illustrative size, not one the
+# papers fix (FlashAttention derives its block sizes from the on-chip memory of the card).
+MEMORY_TILE = 128
 
 
 class TileStep(NamedTuple):

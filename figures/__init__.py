@@ -28,6 +28,8 @@ REGISTRY: dict[str, str] = {
     "dropout": "figures.dropout",
     "heads": "figures.heads",
     "cost": "figures.cost",
+    # post 3
+    "online-softmax": "figures.online_softmax",
 }
 
 
