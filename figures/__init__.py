@@ -30,6 +30,7 @@ REGISTRY: dict[str, str] = {
     "cost": "figures.cost",
     # post 3
     "online-softmax": "figures.online_softmax",
+    "sliding-window": "figures.sliding_window",
 }
 
 
