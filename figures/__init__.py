@@ -30,6 +30,7 @@ REGISTRY: dict[str, str] = {
     "cost": "figures.cost",
     # post 3
     "online-softmax": "figures.online_softmax",
+    "rotary": "figures.rotary",
     "sliding-window": "figures.sliding_window",
 }
 

@@ -1,0 +1,272 @@
+"""Rotary position embeddings: one pair of a query and a key, turned by their positions (post 3).
+
+The query and key are one head's width (128, as in Llama 2 7B and Llama 3 8B), drawn once from
+a seeded normal generator. The left plot shows pair i of both: the query turned by m theta_i,
+the key by n theta_i (solid), and both turned again by s theta_i (dashed). The readout compares
+the whole score q_m . k_n with the score at m + s, n + s, to the last printed digit. The right
+plot shows every pair's wavelength (tokens per full turn) for the chosen base, the other base
+muted, and the model's context length dashed.
+"""
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
+import panel as pn
+from bokeh.models import Arrow, ColumnDataSource, NormalHead, Span
+
+from attention.models import LLAMA2_7B, LLAMA3_8B, by_name
+from attention.rotary import (
+    angle_between,
+    example_query_key,
+    frequencies,
+    full_turns_within,
+    pair,
+    rotate,
+    shifted_scores,
+    wavelengths,
+)
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.plots import TOKEN_COLORS, note, plot, refill, stacked
+from formatting import error_text, integer, num, sci
+
+TITLE = "Rotary embeddings: a score that sees only the offset"
+CAPTION = (
+    "Drag m and n: the angle between the query's and the key's arrows follows m − n alone. "
+    "Drag “Move both by s”: both arrows turn together, the angle holds, and the score moves only "
+    "in its last digits, by float64 rounding that grows with the position. Pick another pair: "
+    "pair 1 turns a radian per token, the last pair hardly turns across the context; switch to "
+    "Llama 3's base and the slow pairs slow down further."
+)
+
+assert LLAMA2_7B.head_dim == LLAMA3_8B.head_dim, "the figure shows one head width for both bases"
+D = LLAMA3_8B.head_dim  # 128: one head of Llama 2 7B or Llama 3 8B
+PAIRS = D // 2
+SEED = 0
+Q, K = example_query_key(D, SEED)
+MAX_POSITION = LLAMA3_8B.context - 1  # the longer of the two contexts, positions from 0
+MODELS = (LLAMA2_7B, LLAMA3_8B)
+# "Llama 2 (base 10,000)" -> "Llama 2 7B": the model whose base and context the figure uses.
+BASE_OPTIONS = {f"{m.name.rsplit(' ', 1)[0]} (base {integer(m.rope_base)})": m.name for m in MODELS}
+Q_COLOR, K_COLOR = TOKEN_COLORS[0], TOKEN_COLORS[5]
+
+
+class State(NamedTuple):
+    """The controls: query position m, key position n, shift s, pair i, the model's base."""
+
+    m: int = 5
+    n: int = 2
+    s: int = 1000
+    i: int = 1
+    model: str = LLAMA2_7B.name
+
+
+DEFAULT = State()
+
+
+def difference_text(x: float) -> str:
+    """A difference that is rounding alone: '0 (exact)', or its size in scientific notation."""
+    return error_text(x) if x == 0.0 else sci(x, 1)
+
+
+def rate_text(theta: float) -> str:
+    """Radians per token: 1.0000, 0.0422, 1.3e-5."""
+    return num(theta, 4) if theta >= 0.01 else sci(theta, 1)
+
+
+def length_text(w: float) -> str:
+    """Tokens per turn: 6.3, 562.3, 54,410."""
+    return num(w, 1) if w < 1000 else integer(round(w))
+
+
+class Picture(NamedTuple):
+    """What the figure shows for a state, computed once per draw."""
+
+    base: float
+    context: int
+    q_m: np.ndarray  # (D,) the query turned by m
+    k_n: np.ndarray  # (D,) the key turned by n
+    q_ms: np.ndarray  # (D,) ... by m + s
+    k_ns: np.ndarray  # (D,) ... by n + s
+    score: float  # q_m . k_n
+    shifted: float  # q_{m+s} . k_{n+s}
+
+
+def picture(state: State) -> Picture:
+    """The rotated vectors and both scores for ``state`` (ValueError for a pair out of range)."""
+    model = by_name(state.model)
+    base = model.rope_base
+    pair(Q, state.i)  # checks the pair index
+    score, shifted = shifted_scores(Q, K, state.m, state.n, [0, state.s], base)
+    return Picture(
+        base,
+        model.context,
+        rotate(Q, state.m, base),
+        rotate(K, state.n, base),
+        rotate(Q, state.m + state.s, base),
+        rotate(K, state.n + state.s, base),
+        float(score),
+        float(shifted),
+    )
+
+
+def readouts(state: State) -> list[tuple[str, str, str]]:
+    """The readout rows: offset, pair i's rate and angle, both scores, their difference."""
+    p = picture(state)
+    theta = frequencies(D, p.base)[state.i - 1]
+    angle = angle_between(pair(p.q_m, state.i), pair(p.k_n, state.i))
+    turns = full_turns_within(D, p.context, p.base)
+    return [
+        ("offset", "offset m − n", integer(state.m - state.n)),
+        ("theta", f"pair {state.i}: θ, radians per token", rate_text(theta)),
+        (
+            "wavelength",
+            f"pair {state.i}: tokens per full turn",
+            length_text(wavelengths(D, p.base)[state.i - 1]),
+        ),
+        (
+            "angle",
+            f"pair {state.i}: angle from k at n to q at m",
+            f"{num(math.degrees(angle), 1)}°",
+        ),
+        ("score", f"score q_m · k_n (all {D} coordinates)", num(p.score, 15)),
+        ("shifted", "score at m + s and n + s", num(p.shifted, 15)),
+        (
+            "difference",
+            "their difference (0 in exact arithmetic)",
+            difference_text(p.shifted - p.score),
+        ),
+        (
+            "norm",
+            "‖q turned by m‖ − ‖q‖ (rotations keep length)",
+            difference_text(float(np.linalg.norm(p.q_m) - np.linalg.norm(Q))),
+        ),
+        ("turns", f"pairs turning fully within {integer(p.context)} tokens", f"{turns} of {PAIRS}"),
+    ]
+
+
+def _circle(radius: float, points: int = 73) -> dict:
+    t = np.linspace(0.0, 2.0 * np.pi, points)
+    return {"x": radius * np.cos(t), "y": radius * np.sin(t)}
+
+
+def _arrows(state: State, p: Picture) -> dict:
+    """Four arrows from the origin: q at m, k at n (solid), q at m + s, k at n + s (dashed)."""
+    tips = [pair(v, state.i) for v in (p.q_m, p.k_n, p.q_ms, p.k_ns)]
+    return {
+        "x0": [0.0] * 4,
+        "y0": [0.0] * 4,
+        "x1": [t[0] for t in tips],
+        "y1": [t[1] for t in tips],
+        "color": [Q_COLOR, K_COLOR, Q_COLOR, K_COLOR],
+        "dash": ["solid", "solid", "dashed", "dashed"],
+        "text": ["q at m", "k at n", "q at m+s", "k at n+s"],
+    }
+
+
+def _arc(state: State, p: Picture) -> dict:
+    """The angle from k at n to q at m, as an arc near the origin."""
+    a_k = math.atan2(*pair(p.k_n, state.i)[::-1])
+    delta = angle_between(pair(p.q_m, state.i), pair(p.k_n, state.i))
+    start, end = (a_k, a_k + delta) if delta >= 0 else (a_k + delta, a_k)
+    radius = 0.3 * min(np.linalg.norm(pair(Q, state.i)), np.linalg.norm(pair(K, state.i)))
+    return {"x": [0.0], "y": [0.0], "r": [radius], "start": [start], "end": [end]}
+
+
+def _plots() -> tuple[list, Callable[[State, Picture], None]]:
+    """The pair's plane and the wavelengths, and the function that shows a state on them."""
+    plane = plot("pair i of the query and the key", height=320, match_aspect=True)
+    q_circle, k_circle = ColumnDataSource(_circle(1.0)), ColumnDataSource(_circle(1.0))
+    plane.line(x="x", y="y", source=q_circle, color=Q_COLOR, alpha=0.3, line_dash="dotted")
+    plane.line(x="x", y="y", source=k_circle, color=K_COLOR, alpha=0.3, line_dash="dotted")
+    arc = ColumnDataSource({"x": [], "y": [], "r": [], "start": [], "end": []})
+    plane.arc(x="x", y="y", radius="r", start_angle="start", end_angle="end", source=arc, color=INK)
+    arrows = ColumnDataSource({k: [] for k in ("x0", "y0", "x1", "y1", "color", "dash", "text")})
+    head = NormalHead(size=9, fill_color="color", line_color="color")
+    plane.add_layout(
+        Arrow(
+            end=head,
+            x_start="x0",
+            y_start="y0",
+            x_end="x1",
+            y_end="y1",
+            line_color="color",
+            line_dash="dash",
+            line_width=2,
+            source=arrows,
+        )
+    )
+    plane.text(
+        x="x1",
+        y="y1",
+        text="text",
+        source=arrows,
+        text_font_size="11px",
+        text_color="color",
+        x_offset=4,
+        y_offset=-4,
+    )
+    plane.scatter(x=[0.0], y=[0.0], size=4, color=INK)
+    plane.xaxis.axis_label = "coordinate 2i − 1"
+    plane.yaxis.axis_label = "coordinate 2i"
+
+    pairs = list(range(1, PAIRS + 1))
+    chosen = ColumnDataSource({"i": pairs, "w": [0.0] * PAIRS})
+    other = ColumnDataSource({"i": pairs, "w": [1.0] * PAIRS})
+    here = ColumnDataSource({"i": [], "w": []})
+    waves = plot(
+        f"tokens per full turn, each of the {PAIRS} pairs (d = {D})", height=320, y_axis_type="log"
+    )
+    waves.line(x="i", y="w", source=other, color=MUTED, line_width=2)
+    waves.line(x="i", y="w", source=chosen, color=INK, line_width=2)
+    waves.scatter(x="i", y="w", source=here, size=11, color=ACCENT)
+    context_line = Span(dimension="width", location=1.0, line_dash="dashed", line_color=INK)
+    waves.add_layout(context_line)
+    waves.xaxis.axis_label = "pair i"
+    waves.yaxis.axis_label = "tokens per turn (log)"
+
+    def show(state: State, p: Picture) -> None:
+        refill(q_circle, _circle(float(np.linalg.norm(pair(Q, state.i)))))
+        refill(k_circle, _circle(float(np.linalg.norm(pair(K, state.i)))))
+        refill(arrows, _arrows(state, p))
+        refill(arc, _arc(state, p))
+        other_base = next(m.rope_base for m in MODELS if m.rope_base != p.base)
+        refill(chosen, {"i": pairs, "w": wavelengths(D, p.base).tolist()})
+        refill(other, {"i": pairs, "w": wavelengths(D, other_base).tolist()})
+        refill(here, {"i": [state.i], "w": [float(wavelengths(D, p.base)[state.i - 1])]})
+        context_line.location = p.context
+
+    return [plane, waves], show
+
+
+def view() -> pn.viewable.Viewable:
+    """The figure: positions m, n, shift s, pair i, the base; the pair's plane, the wavelengths."""
+    m = pn.widgets.IntSlider(name="Query position m", start=0, end=MAX_POSITION, value=DEFAULT.m)
+    n = pn.widgets.IntSlider(name="Key position n", start=0, end=MAX_POSITION, value=DEFAULT.n)
+    s = pn.widgets.IntSlider(name="Move both by s", start=0, end=MAX_POSITION, value=DEFAULT.s)
+    i = pn.widgets.IntSlider(name="Pair i", start=1, end=PAIRS, value=DEFAULT.i)
+    base = pn.widgets.Select(
+        name="Base of the frequencies", options=BASE_OPTIONS, value=DEFAULT.model
+    )
+    plots, show = _plots()
+    readout, message = pane(), pane()
+    about = note(
+        f"q and k: {D} numbers each, standard normal (numpy, seed {SEED}), standing in for one "
+        "head's projected query and key. Scores are chapter 3's unscaled dot products. Solid "
+        "arrows: positions m and n; dashed: both moved by s. The dashed line on the right is the "
+        "model's context length; the muted curve is the other base. The last digits of the "
+        "difference can differ between browsers: it is rounding, and sine and cosine round "
+        "differently in different maths libraries."
+    )
+
+    def draw() -> None:
+        state = State(int(m.value), int(n.value), int(s.value), int(i.value), str(base.value))
+        p = picture(state)
+        rows = readouts(state)
+        show(state, p)
+        readout.object = readout_html(rows)
+
+    controls = [m, n, s, i, base]
+    recompute(controls, message, draw)
+    return frame(controls, plots, stacked(readout, about), message)
