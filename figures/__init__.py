@@ -32,6 +32,7 @@ REGISTRY: dict[str, str] = {
     "online-softmax": "figures.online_softmax",
     "rotary": "figures.rotary",
     "sliding-window": "figures.sliding_window",
+    "latent-cache": "figures.latent_cache",
 }
 
 
