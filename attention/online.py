@@ -43,6 +43,8 @@ from attention.cost import score_matrix_bytes
 EXAMPLE_T = 12
 EXAMPLE_D = 4
 EXAMPLE_SEED = 3
+EXAMPLE_QUERY = 7  # its running maximum holds for three tiles of 3 keys, then rises
+EXAMPLE_TILE = 3
 # The memory comparison's tile: 128 queries by 128 keys. An illustrative size, not one the
 # papers fix (FlashAttention derives its block sizes from the on-chip memory of the card).
 MEMORY_TILE = 128

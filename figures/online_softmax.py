@@ -14,7 +14,9 @@ from bokeh.models import ColumnDataSource, FixedTicker, Span
 
 from attention.models import LLAMA2_7B
 from attention.online import (
+    EXAMPLE_QUERY,
     EXAMPLE_T,
+    EXAMPLE_TILE,
     MEMORY_TILE,
     TileStep,
     example,
@@ -51,8 +53,8 @@ ABOUT = (
 class State(NamedTuple):
     """The controls: query row, keys per tile, tiles seen, causal, and T for the memory."""
 
-    query: int = 7
-    tile: int = 3
+    query: int = EXAMPLE_QUERY
+    tile: int = EXAMPLE_TILE
     seen: int = 2
     causal: bool = False
     length: int = 4096
