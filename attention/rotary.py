@@ -9,7 +9,7 @@ rotated pair by pair, pair ``i`` (counted from 1) by the angle ``m * theta_i``, 
 (Llama 3 uses base 500,000: ``attention.models.LLAMA3_8B.rope_base``). A rotation of the
 plane is orthogonal, so norms are kept, and rotating a query by ``m theta`` and a key by
 ``n theta`` turns their dot product into ``q . R((n - m) theta) k``: the score depends on the
-positions only through their offset (the paper's equation 16). In exact arithmetic moving both
+positions only through their offset (the paper's section 3.2.2). In exact arithmetic moving both
 positions by the same ``s`` changes nothing; in float64 it changes the score by rounding
 alone, and ``shift_error`` measures by how much.
 

@@ -37,7 +37,7 @@ def torch_rotate_complex(x: np.ndarray, positions, base: float) -> np.ndarray:
 
 
 def torch_rotation_matrix(d: int, m: float, base: float) -> torch.Tensor:
-    """The paper's equation 15: the block-diagonal R^d_{Theta,m}. -> (d, d)"""
+    """The paper's block-diagonal rotation matrix R^d_{Theta,m} (section 3.2.2). -> (d, d)"""
     R = torch.zeros(d, d, dtype=torch.float64)
     for j, theta in enumerate(torch_frequencies(d, base)):
         c, s = torch.cos(m * theta), torch.sin(m * theta)
@@ -170,7 +170,7 @@ def test_rotary_scores_match_torch():
 
 
 def test_the_score_is_q_against_the_key_rotated_by_the_offset():
-    # RoFormer equation 16: (R_m q) . (R_n k) = q . R_{n-m} k
+    # RoFormer section 3.2.2: (R_m q) . (R_n k) = q . R_{n-m} k
     q, k = rotary.example_query_key(32)
     for m, n in [(5, 2), (2, 5), (100, 0), (4000, 3999)]:
         R = torch_rotation_matrix(32, float(n - m), LLAMA2_7B.rope_base).numpy()
