@@ -27,6 +27,7 @@ parameters instead of 2 d_in H hd) and the cache a decoder keeps per token: 2 la
 numbers, the 2 for keys and values.
 """
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -204,6 +205,12 @@ def cache_ratio(heads: int, kv_heads: int) -> float:
     return kv_heads / heads
 
 
+@lru_cache(maxsize=4)
+def _seeded_state(seed: int) -> dict:
+    """The MT19937 state ``torch.manual_seed(seed)`` leaves (a copy is handed out each time)."""
+    return stream(seed).state
+
+
 def toy_weights(
     heads: int, kv_heads: int, head_dim: int = TOY_HEAD_DIM, d_in: int = 3, seed: int = TOY_SEED
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -213,7 +220,8 @@ def toy_weights(
     """
     group_size(heads, kv_heads)
     head_dim = check_positive_int(head_dim, "head_dim")
-    generator = stream(seed)
+    generator = np.random.MT19937()
+    generator.state = _seeded_state(seed)  # seeding costs milliseconds; copying the state not
     W_q = linear_weight(generator, d_in, heads * head_dim).T
     W_k = linear_weight(generator, d_in, kv_heads * head_dim).T
     W_v = linear_weight(generator, d_in, kv_heads * head_dim).T

@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "rotary": "figures.rotary",
     "sliding-window": "figures.sliding_window",
     "latent-cache": "figures.latent_cache",
+    "grouped-heads": "figures.grouped_heads",
 }
 
 
