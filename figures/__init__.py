@@ -34,6 +34,7 @@ REGISTRY: dict[str, str] = {
     "sliding-window": "figures.sliding_window",
     "latent-cache": "figures.latent_cache",
     "grouped-heads": "figures.grouped_heads",
+    "kv-cache": "figures.kv_cache",
 }
 
 
