@@ -100,7 +100,10 @@ def test_a_slider_link_round_trip(live2, visit):
     handle.press("ArrowRight")
     handle.press("ArrowRight")  # 1,024 -> 4,096 tokens
     expect(live2.readout_locator("cost", "tokens")).to_have_text("4,096")
+    live2.context.grant_permissions(["clipboard-read", "clipboard-write"])
     url = link_to_view(live2, "cost")
+    expect(status(live2, "cost")).to_contain_text("Link copied")
+    assert live2.page.evaluate("() => navigator.clipboard.readText()") == url
     assert params(url) == {"cost.context-length-t": "4096"}
     assert urlsplit(url).fragment == "figure-cost"
     opened = open_link(visit, url, "cost")
