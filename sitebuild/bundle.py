@@ -19,6 +19,13 @@ UNUSED = re.compile(
 )
 
 
+# The project's own packages. A page's heap already holds every module of them the page will
+# run: building its figures imports them, and moving a control imports no more
+# (tests/figures/test_imports.py checks this page by page). Another page's figure modules are
+# never opened, so none ships: a new post costs the other pages nothing here.
+PAGE_CODE = frozenset({"attention", "figures", "formatting"})
+
+
 def package_of(rel: str) -> str | None:
     """The import name a path under site-packages belongs to ('numpy/linalg/x.py' -> 'numpy',
     'typing_extensions.py' -> 'typing_extensions'); None for a distribution's metadata."""
@@ -31,10 +38,10 @@ def package_of(rel: str) -> str | None:
 def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str, bytes]:
     """The files a restored page may still open, by path under site-packages.
 
-    Left out: modules the heap already holds (``imported``), UNUSED files, and every package
-    no page imported at all (``packages`` are those some page did): a wheel that only Panel's
-    other panes or HTTP from Python would need (Markdown, bleach, requests...) is never
-    opened, since moving a control imports no package that building the figures did not
+    Left out: modules the heap already holds (``imported``), UNUSED files, the project's own
+    packages (PAGE_CODE), and every package no page imported at all (``packages`` are those
+    some page did): a wheel that only Panel's other panes or HTTP from Python would need
+    (Markdown, bleach, requests...) is never opened, since moving a control imports no package that building the figures did not
     (tests/figures/test_imports.py). A module with bytecode ships as that bytecode alone,
     moved from ``__pycache__/NAME.cpython-312.pyc`` to ``NAME.pyc`` beside where its source
     was, which Python imports without a source.
@@ -42,7 +49,10 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
     files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
     kept: dict[str, bytes] = {}
     for rel, path in files.items():
-        if rel in imported or UNUSED.search(rel) or package_of(rel) not in {None, *packages}:
+        package = package_of(rel)
+        if rel in imported or UNUSED.search(rel) or package in PAGE_CODE:
+            continue
+        if package not in {None, *packages}:
             continue
         if rel.endswith(".py"):
             folder, _, name = rel.rpartition("/")

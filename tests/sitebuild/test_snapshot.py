@@ -50,10 +50,15 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
             "unused/__init__.py": b"a package no page imported",
             "lonely.py": b"a module no page imported",
             "unused-1.0.dist-info/METADATA": b"Name: unused",
+            # The project's own code: another page's figure, a core module no page imported.
+            "figures/__pycache__/cost.cpython-312.pyc": b"another page's figure",
+            "figures/cost.py": b"its source",
+            "attention/window.py": b"core",
         },
     )
     imported = {"pkg/__init__.py", "pkg/__pycache__/__init__.cpython-312.pyc"}
-    kept = bundle.bundle_files(tmp_path, imported, {"pkg", "numpy", "plain"})
+    packages = {"pkg", "numpy", "plain", "figures", "attention"}
+    kept = bundle.bundle_files(tmp_path, imported, packages)
     assert kept == {
         "pkg/lazy.pyc": b"lazy-pyc",  # bytecode in place of its source
         "pkg/style.css": b"css",
