@@ -40,6 +40,10 @@ def switch(name: str, value: bool) -> pn.widgets.Toggle:
     )
 
 
+# A row of buttons wraps on a phone rather than pushing the page sideways.
+WRAP_BUTTONS = ".bk-btn-group { flex-wrap: wrap; }"
+
+
 def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     """A row of buttons picking one of ``options`` (labels, or label -> value), focus shown.
 
@@ -48,7 +52,7 @@ def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     byte budget (tests/site/test_budget_browser.py), so their options name themselves.
     """
     return pn.widgets.RadioButtonGroup(
-        name=name, options=options, value=value, stylesheets=[FOCUS_CSS], **kwargs
+        name=name, options=options, value=value, stylesheets=[FOCUS_CSS, WRAP_BUTTONS], **kwargs
     )
 
 
