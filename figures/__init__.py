@@ -29,12 +29,12 @@ REGISTRY: dict[str, str] = {
     "heads": "figures.heads",
     "cost": "figures.cost",
     # post 3
-    "online-softmax": "figures.online_softmax",
-    "rotary": "figures.rotary",
-    "sliding-window": "figures.sliding_window",
-    "latent-cache": "figures.latent_cache",
-    "grouped-heads": "figures.grouped_heads",
     "kv-cache": "figures.kv_cache",
+    "grouped-heads": "figures.grouped_heads",
+    "sliding-window": "figures.sliding_window",
+    "rotary": "figures.rotary",
+    "online-softmax": "figures.online_softmax",
+    "latent-cache": "figures.latent_cache",
 }
 
 

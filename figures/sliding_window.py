@@ -159,7 +159,7 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     cost_plot.line(x="n", y="window", source=lines, color=ACCENT, line_width=2,
                    legend_label="band, window W")  # fmt: skip
     cost_plot.scatter(x="n", y="y", source=here, color="color", size=9)
-    cost_plot.legend.location = "bottom_right"  # below every line: empty
+    cost_plot.legend.location = "top_left"  # above every line, where the lines start low
     cost_plot.xaxis.axis_label = "tokens T"
     cost_plot.yaxis.axis_label = "scores"
 

@@ -26,7 +26,7 @@ _FIGURE = re.compile(r"""{{\s*figure\(\s*"([^"]+)"\s*\)\s*}}""")
 _SECTION = re.compile(r'<h2 id="([^"]+)"')
 
 # Reading order: the index lists the posts in this order and each post links to its neighbours.
-POSTS = ("pages.section33", "pages.post1", "pages.post2")
+POSTS = ("pages.section33", "pages.post1", "pages.post2", "pages.post3")
 OTHER = ("pages.home", "pages.glossary")
 
 

@@ -34,7 +34,10 @@ class Work:
 
     @property
     def author_list(self) -> str:
-        """The authors for the reference list: 'A, B and C'."""
+        """The authors for the reference list: 'A, B and C' (or 'A, B, C et al.', for a work
+        whose list ends with "et al.")."""
+        if self.authors[-1] == "et al.":
+            return ", ".join(self.authors[:-1]) + " et al."
         *rest, last = self.authors
         return f"{', '.join(rest)} and {last}" if rest else last
 
@@ -88,6 +91,128 @@ WORKS: dict[str, Work] = {
             title="Dropout: A Simple Way to Prevent Neural Networks from Overfitting",
             venue="Journal of Machine Learning Research 15",
             url="https://jmlr.org/papers/v15/srivastava14a.html",
+        ),
+        Work(
+            key="shazeer2019",
+            authors=("Noam Shazeer",),
+            year="2019",
+            title="Fast Transformer Decoding: One Write-Head is All You Need",
+            venue="arXiv:1911.02150",
+            url="https://arxiv.org/abs/1911.02150",
+        ),
+        Work(
+            key="ainslie2023",
+            authors=(
+                "Joshua Ainslie",
+                "James Lee-Thorp",
+                "Michiel de Jong",
+                "Yury Zemlyanskiy",
+                "Federico Lebrón",
+                "Sumit Sanghai",
+            ),
+            year="2023",
+            title="GQA: Training Generalized Multi-Query Transformer Models from Multi-Head "
+            "Checkpoints",
+            venue="arXiv:2305.13245 (EMNLP 2023)",
+            url="https://arxiv.org/abs/2305.13245",
+        ),
+        Work(
+            key="beltagy2020",
+            authors=("Iz Beltagy", "Matthew E. Peters", "Arman Cohan"),
+            year="2020",
+            title="Longformer: The Long-Document Transformer",
+            venue="arXiv:2004.05150",
+            url="https://arxiv.org/abs/2004.05150",
+        ),
+        Work(
+            key="jiang2023",
+            authors=(
+                "Albert Q. Jiang",
+                "Alexandre Sablayrolles",
+                "Arthur Mensch",
+                "Chris Bamford",
+                "Devendra Singh Chaplot",
+                "Diego de las Casas",
+                "Florian Bressand",
+                "Gianna Lengyel",
+                "Guillaume Lample",
+                "Lucile Saulnier",
+                "Lélio Renard Lavaud",
+                "Marie-Anne Lachaux",
+                "Pierre Stock",
+                "Teven Le Scao",
+                "Thibaut Lavril",
+                "Thomas Wang",
+                "Timothée Lacroix",
+                "William El Sayed",
+            ),
+            year="2023",
+            title="Mistral 7B",
+            venue="arXiv:2310.06825",
+            url="https://arxiv.org/abs/2310.06825",
+        ),
+        Work(
+            key="su2021",
+            authors=(
+                "Jianlin Su",
+                "Yu Lu",
+                "Shengfeng Pan",
+                "Ahmed Murtadha",
+                "Bo Wen",
+                "Yunfeng Liu",
+            ),
+            year="2021",
+            title="RoFormer: Enhanced Transformer with Rotary Position Embedding",
+            venue="arXiv:2104.09864",
+            url="https://arxiv.org/abs/2104.09864",
+        ),
+        Work(
+            key="milakov2018",
+            authors=("Maxim Milakov", "Natalia Gimelshein"),
+            year="2018",
+            title="Online normalizer calculation for softmax",
+            venue="arXiv:1805.02867",
+            url="https://arxiv.org/abs/1805.02867",
+        ),
+        Work(
+            key="dao2022",
+            authors=("Tri Dao", "Daniel Y. Fu", "Stefano Ermon", "Atri Rudra", "Christopher Ré"),
+            year="2022",
+            title="FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+            venue="arXiv:2205.14135 (NeurIPS 2022)",
+            url="https://arxiv.org/abs/2205.14135",
+        ),
+        Work(
+            key="deepseek2024",
+            authors=("DeepSeek-AI",),
+            year="2024",
+            title="DeepSeek-V2: A Strong, Economical, and Efficient Mixture-of-Experts Language "
+            "Model",
+            venue="arXiv:2405.04434",
+            url="https://arxiv.org/abs/2405.04434",
+        ),
+        Work(
+            key="touvron2023",
+            authors=("Hugo Touvron", "Louis Martin", "Kevin Stone", "et al."),
+            year="2023",
+            title="Llama 2: Open Foundation and Fine-Tuned Chat Models",
+            venue="arXiv:2307.09288",
+            url="https://arxiv.org/abs/2307.09288",
+        ),
+        Work(
+            key="radford2019",
+            authors=(
+                "Alec Radford",
+                "Jeffrey Wu",
+                "Rewon Child",
+                "David Luan",
+                "Dario Amodei",
+                "Ilya Sutskever",
+            ),
+            year="2019",
+            title="Language Models are Unsupervised Multitask Learners",
+            venue="OpenAI technical report (GPT-2)",
+            url="https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf",
         ),
         Work(
             key="thomas2025",

@@ -1,0 +1,303 @@
+"""Post 3: what modern models changed about attention. Every number the prose quotes.
+
+Each value is computed by ``attention/`` from the published configurations in
+``attention.models`` and formatted with ``formatting``, so the prose and the figures print the
+same digits. Numbers quoted from a paper in its own words are marked as quotations.
+"""
+
+import math
+
+import numpy as np
+
+from attention import grouped as gq
+from attention import online, rotary
+from attention.cost import CARD_GIB, GPT41_CONTEXT, card_bytes, score_matrix_bytes
+from attention.fixtures import TOKENS, book_inputs
+from attention.heads import multihead_split
+from attention.kv_cache import book_generation, kv_cache_bytes, largest_difference, total_work
+from attention.latent import GQA_GROUPS, cache_comparison, equivalent_groups, tiny_gaps
+from attention.masking import book_scores
+from attention.models import (
+    DEEPSEEK_V2,
+    GPT2_SMALL,
+    LLAMA2_7B,
+    LLAMA2_70B,
+    LLAMA3_8B,
+    MISTRAL_7B,
+    MODELS,
+)
+from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT
+from attention.window import (
+    causal_scores,
+    paper_span,
+    reach,
+    window_fraction,
+    window_mask,
+    window_score_bytes,
+    window_scores,
+)
+from formatting import bytes_text, integer, noise_text, num, percent, sci, words
+
+SLUG = "modern-attention"
+TEMPLATE = "post3.html"
+PUBLISHED = "2026-12-01"  # the day its template was first committed
+TITLE = "After 2019: six changes to attention"
+SUMMARY = (
+    "The key/value cache, shared key and value heads, sliding windows, rotary positions, "
+    "FlashAttention's online softmax and DeepSeek-V2's latent cache: what each changes, "
+    "computed live in numpy at the sizes of published models."
+)
+BATCH = 32  # conversations served at once, for the cache of a batch
+LONG_TOKENS = 2**15  # 32,768 tokens: where a window of 4,096 starts to pay
+PREVIEW_WINDOW = 3  # the band drawn on the link card
+
+
+def preview() -> dict:
+    """This post's link card: the book's scores under a sliding window of three tokens (the
+    band figure "sliding-window" draws), everything outside the band minus infinity."""
+    scores, _ = book_scores()
+    masked = np.where(window_mask(len(TOKENS), PREVIEW_WINDOW), scores, -np.inf)
+    return {
+        "figure": "sliding-window",
+        "matrix": masked,
+        "labels": TOKENS,
+        "caption": f"A sliding window of {PREVIEW_WINDOW}: a band where the triangle was",
+        "alt": 'A 6 by 6 heatmap of attention scores for "Your journey starts with one step": '
+        f"only a band of {PREVIEW_WINDOW} cells along the diagonal coloured, the rest −∞.",
+    }
+
+
+def _kv_cache() -> dict:
+    """Section 01: generation with and without the cache, and the cache's size."""
+    without, with_cache = book_generation()
+    batch_bytes = kv_cache_bytes(LLAMA2_7B, LLAMA2_7B.context, BATCH)
+    return {
+        "book_tokens": integer(len(TOKENS)),
+        "book_d_in": integer(BOOK_D_IN),
+        "book_d_k": integer(BOOK_D_OUT),
+        "last_step_without": integer(sum(without[-1].work.values())),
+        "last_step_with": integer(sum(with_cache[-1].work.values())),
+        "total_without": integer(total_work(without)),
+        "total_with": integer(total_work(with_cache)),
+        "largest_difference": noise_text(largest_difference(without, with_cache)),
+        "gpt2_name": GPT2_SMALL.name,
+        "gpt2_per_token": bytes_text(kv_cache_bytes(GPT2_SMALL, 1)),
+        "gpt2_context": integer(GPT2_SMALL.context),
+        "gpt2_over_context": bytes_text(kv_cache_bytes(GPT2_SMALL, GPT2_SMALL.context)),
+        "llama2_layers": integer(LLAMA2_7B.layers),
+        "llama2_kv_heads": integer(LLAMA2_7B.kv_heads),
+        "llama2_head_dim": integer(LLAMA2_7B.head_dim),
+        "llama2_bytes": integer(LLAMA2_7B.bytes_per_value),
+        "llama2_per_token_bytes": integer(kv_cache_bytes(LLAMA2_7B, 1)),
+        "llama2_per_token": bytes_text(kv_cache_bytes(LLAMA2_7B, 1)),
+        "llama2_context": integer(LLAMA2_7B.context),
+        "llama2_over_context": bytes_text(kv_cache_bytes(LLAMA2_7B, LLAMA2_7B.context)),
+        "batch": integer(BATCH),
+        "llama2_batch": bytes_text(batch_bytes),
+        "llama2_batch_of_card": percent(batch_bytes / card_bytes(CARD_GIB), 0),
+        "card_gib": integer(CARD_GIB),
+        "llama70_per_token": bytes_text(kv_cache_bytes(LLAMA2_70B, 1)),
+        "llama70_heads": integer(LLAMA2_70B.heads),
+        "llama70_kv_heads": integer(LLAMA2_70B.kv_heads),
+    }
+
+
+def grouped_toy_difference() -> float:
+    """The grouped-heads figure's default check: grouped-query attention on the book's tokens
+    against multi-head attention whose K/V weights repeat across each group."""
+    heads, kv_heads = gq.TOY.heads, gq.TOY.kv_heads
+    W_q, W_k, W_v = gq.toy_weights(heads, kv_heads)
+    X = book_inputs()
+    shared = gq.grouped_query_attention(X, W_q, W_k, W_v, heads, kv_heads)
+    copied = multihead_split(
+        X, W_q, gq.repeat_kv(W_k, heads, kv_heads), gq.repeat_kv(W_v, heads, kv_heads), heads
+    )
+    return float(np.max(np.abs(shared - copied)))
+
+
+def _grouped() -> dict:
+    """Section 02: what sharing K/V heads saves, for the published configurations."""
+    l7, l70, m = LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+    return {
+        "llama7_heads": integer(l7.heads),
+        "llama7_head_dim": integer(l7.head_dim),
+        "llama7_layers": integer(l7.layers),
+        "llama7_cache_token": bytes_text(gq.cache_bytes_per_token(l7)),
+        "llama7_cache_context": bytes_text(gq.cache_bytes(l7, l7.context)),
+        "llama7_context": integer(l7.context),
+        "toy_heads": integer(gq.TOY.heads),
+        "toy_allowed": words([str(g) for g in gq.allowed_kv_heads(gq.TOY.heads)]),
+        "toy_difference": noise_text(grouped_toy_difference()),
+        "llama70_group": integer(gq.group_size(l70.heads, l70.kv_heads)),
+        "llama70_cache_token": bytes_text(gq.cache_bytes_per_token(l70)),
+        "llama70_mha_cache_token": bytes_text(gq.cache_bytes_per_token(l70, l70.heads)),
+        "llama70_ratio": percent(gq.cache_ratio(l70.heads, l70.kv_heads)),
+        "llama70_context": integer(l70.context),
+        "llama70_cache_context": bytes_text(gq.cache_bytes(l70, l70.context)),
+        "llama70_mha_cache_context": bytes_text(gq.cache_bytes(l70, l70.context, l70.heads)),
+        "mistral_heads": integer(m.heads),
+        "mistral_kv_heads": integer(m.kv_heads),
+        "mistral_cache_token": bytes_text(gq.cache_bytes_per_token(m)),
+        "mistral_ratio": percent(gq.cache_bytes_per_token(m) / gq.cache_bytes_per_token(l7)),
+    }
+
+
+def _window() -> dict:
+    """Section 03: the band's scores against the triangle, and the reach after L layers."""
+    m = MISTRAL_7B
+    return {
+        "mistral_window": integer(m.window),
+        "mistral_layers": integer(m.layers),
+        "mistral_context": integer(m.context),
+        "mistral_fraction": percent(window_fraction(m.context, m.window)),
+        "long_tokens": integer(LONG_TOKENS),
+        "long_window_scores": integer(window_scores(LONG_TOKENS, m.window)),
+        "long_causal_scores": integer(causal_scores(LONG_TOKENS)),
+        "long_fraction": percent(window_fraction(LONG_TOKENS, m.window)),
+        "long_window_bytes": bytes_text(window_score_bytes(LONG_TOKENS, m.window)),
+        "long_full_bytes": bytes_text(score_matrix_bytes(LONG_TOKENS)),
+        "gpt41_tokens": integer(GPT41_CONTEXT),
+        "gpt41_fraction": percent(window_fraction(GPT41_CONTEXT, m.window)),
+        "mistral_span": integer(paper_span(m.window, m.layers)),
+        "mistral_step": integer(m.window - 1),
+        "mistral_reach": integer(reach(m.window, m.layers)),
+    }
+
+
+def _rotary() -> dict:
+    """Section 04: the score depends on the offset alone; the pairs' speeds for two bases."""
+    q, k = rotary.example_query_key(LLAMA3_8B.head_dim)
+    f2 = rotary.frequencies(LLAMA2_7B.head_dim, LLAMA2_7B.rope_base)
+    f3 = rotary.frequencies(LLAMA3_8B.head_dim, LLAMA3_8B.rope_base)
+    slowest2 = rotary.wavelengths(LLAMA2_7B.head_dim, LLAMA2_7B.rope_base)[-1]
+    slowest3 = rotary.wavelengths(LLAMA3_8B.head_dim, LLAMA3_8B.rope_base)[-1]
+    return {
+        "rope_head_dim": integer(LLAMA3_8B.head_dim),
+        "rope_pairs": integer(LLAMA3_8B.head_dim // 2),
+        "rope_score": num(rotary.score(q, k, 5, 2), 4),
+        "rope_shift_error_near": sci(rotary.shift_error(q, k, 5, 2, np.arange(1, 11)), 1),
+        "rope_shifts": integer(LLAMA3_8B.context - 1),
+        "rope_shift_error": sci(rotary.shift_error(q, k, 5, 2, np.arange(LLAMA3_8B.context)), 1),
+        "rope_fastest_wavelength": num(
+            rotary.wavelengths(LLAMA2_7B.head_dim, LLAMA2_7B.rope_base)[0], 1
+        ),
+        "rope_step_llama2": num(f2[0] / f2[1], 3),
+        "rope_step_llama3": num(f3[0] / f3[1], 3),
+        "rope_slowest_llama2": integer(round(slowest2)),
+        "rope_slowest_llama3": integer(round(slowest3)),
+        "rope_base_paper": integer(rotary.ROPE_BASE),
+        "rope_base_llama3": integer(LLAMA3_8B.rope_base),
+        "llama3_context": integer(LLAMA3_8B.context),
+        "rope_turns_llama2": integer(
+            rotary.full_turns_within(LLAMA2_7B.head_dim, LLAMA2_7B.context, LLAMA2_7B.rope_base)
+        ),
+        "rope_turns_llama3": integer(
+            rotary.full_turns_within(LLAMA3_8B.head_dim, LLAMA3_8B.context, LLAMA3_8B.rope_base)
+        ),
+    }
+
+
+def _online() -> dict:
+    """Section 05: the figure's walk through the tiles, and the memory the matrix would take."""
+    Q, K, V = online.example()
+    q = Q[online.EXAMPLE_QUERY]
+    out, steps = online.online_row(q, K, V, online.EXAMPLE_TILE)
+    maxima = [step.m for step in steps]
+    one_tile, _ = online.online_row(q, K, V, online.EXAMPLE_T)
+    full = online.full_row(q, K, V)
+    model = LLAMA2_7B
+    memory = online.memory(model.context, model.head_dim, online.MEMORY_TILE, model.bytes_per_value)
+    longest = 2**20
+    return {
+        "online_T": integer(online.EXAMPLE_T),
+        "online_d": integer(online.EXAMPLE_D),
+        "online_tile": integer(online.EXAMPLE_TILE),
+        "online_tiles": integer(len(steps)),
+        "online_m_first": num(maxima[0]),
+        "online_tiles_flat": integer(sum(m == maxima[0] for m in maxima)),
+        "online_m_last": num(maxima[-1]),
+        "online_rescale": num(math.exp(maxima[-2] - maxima[-1])),
+        "online_diff": noise_text(online.max_difference(out, full)),
+        "online_diff_one_tile": noise_text(online.max_difference(one_tile, full)),
+        "online_T_model": integer(model.context),
+        "online_model": model.name,
+        "online_matrix": bytes_text(memory.scores),
+        "online_memory_tile": integer(online.MEMORY_TILE),
+        "online_tiled": bytes_text(memory.tiled),
+        "online_output": bytes_text(memory.output),
+        "online_long_T": integer(longest),
+        "online_long_matrix": bytes_text(score_matrix_bytes(longest, model.bytes_per_value)),
+        "online_causal_tiles": integer(
+            online.visited_tiles(online.EXAMPLE_T, online.EXAMPLE_TILE, causal=True)
+        ),
+        "online_all_tiles": integer(online.visited_tiles(online.EXAMPLE_T, online.EXAMPLE_TILE)),
+    }
+
+
+def _latent() -> dict:
+    """Section 06: DeepSeek-V2's cache as MHA, GQA, MQA and its latent attention."""
+    ds = DEEPSEEK_V2
+    rows = {row.kind: row for row in cache_comparison()}
+    return {
+        "latent_dc": integer(ds.kv_latent),
+        "latent_rope": integer(ds.rope_head_dim),
+        "latent_heads": integer(ds.heads),
+        "latent_head_dim": integer(ds.head_dim),
+        "latent_layers": integer(ds.layers),
+        "latent_context": integer(ds.context),
+        "latent_mla_layer": integer(rows["mla"].per_layer),
+        "latent_mha_layer": integer(rows["mha"].per_layer),
+        "latent_mla_token": bytes_text(rows["mla"].token_bytes),
+        "latent_mha_token": bytes_text(rows["mha"].token_bytes),
+        "latent_mla_context": bytes_text(rows["mla"].context_bytes),
+        "latent_mha_context": bytes_text(rows["mha"].context_bytes),
+        "latent_gqa_context": bytes_text(rows["gqa"].context_bytes),
+        "latent_mqa_context": bytes_text(rows["mqa"].context_bytes),
+        "latent_gqa_groups": integer(GQA_GROUPS),
+        "latent_mha_over_mla": integer(round(1 / rows["mla"].of_mha)),
+        "latent_equiv_groups": num(equivalent_groups(ds), 2),
+        "latent_tiny_gap": noise_text(max(tiny_gaps(0))),
+    }
+
+
+def _models() -> dict:
+    """The table of the models the post computes with, each linked to its source."""
+    rows = [
+        {
+            "name": m.name,
+            "source": m.source,
+            "layers": integer(m.layers),
+            "heads": integer(m.heads),
+            "kv_heads": integer(m.kv_heads),
+            "head_dim": integer(m.head_dim),
+            "context": integer(m.context),
+            "bytes": integer(m.bytes_per_value),
+        }
+        for m in MODELS
+    ]
+    ds = DEEPSEEK_V2
+    rows.append(
+        {
+            "name": ds.name,
+            "source": ds.source,
+            "layers": integer(ds.layers),
+            "heads": integer(ds.heads),
+            "kv_heads": f"latent of {integer(ds.kv_latent)}",
+            "head_dim": integer(ds.head_dim),
+            "context": integer(ds.context),
+            "bytes": integer(ds.bytes_per_value),
+        }
+    )
+    return {"models": rows, "gpt2_layers": integer(GPT2_SMALL.layers)}
+
+
+def context() -> dict:
+    return {
+        **_models(),
+        **_kv_cache(),
+        **_grouped(),
+        **_window(),
+        **_rotary(),
+        **_online(),
+        **_latent(),
+    }
