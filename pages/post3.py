@@ -96,9 +96,6 @@ def _kv_cache() -> dict:
         "llama2_batch": bytes_text(batch_bytes),
         "llama2_batch_of_card": percent(batch_bytes / card_bytes(CARD_GIB), 0),
         "card_gib": integer(CARD_GIB),
-        "llama70_per_token": bytes_text(kv_cache_bytes(LLAMA2_70B, 1)),
-        "llama70_heads": integer(LLAMA2_70B.heads),
-        "llama70_kv_heads": integer(LLAMA2_70B.kv_heads),
     }
 
 
@@ -119,15 +116,11 @@ def _grouped() -> dict:
     """Section 02: what sharing K/V heads saves, for the published configurations."""
     l7, l70, m = LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
     return {
-        "llama7_heads": integer(l7.heads),
-        "llama7_head_dim": integer(l7.head_dim),
-        "llama7_layers": integer(l7.layers),
-        "llama7_cache_token": bytes_text(gq.cache_bytes_per_token(l7)),
-        "llama7_cache_context": bytes_text(gq.cache_bytes(l7, l7.context)),
-        "llama7_context": integer(l7.context),
         "toy_heads": integer(gq.TOY.heads),
         "toy_allowed": words([str(g) for g in gq.allowed_kv_heads(gq.TOY.heads)]),
         "toy_difference": noise_text(grouped_toy_difference()),
+        "llama70_heads": integer(l70.heads),
+        "llama70_kv_heads": integer(l70.kv_heads),
         "llama70_group": integer(gq.group_size(l70.heads, l70.kv_heads)),
         "llama70_cache_token": bytes_text(gq.cache_bytes_per_token(l70)),
         "llama70_mha_cache_token": bytes_text(gq.cache_bytes_per_token(l70, l70.heads)),
@@ -207,7 +200,6 @@ def _online() -> dict:
     full = online.full_row(q, K, V)
     model = LLAMA2_7B
     memory = online.memory(model.context, model.head_dim, online.MEMORY_TILE, model.bytes_per_value)
-    longest = 2**20
     return {
         "online_T": integer(online.EXAMPLE_T),
         "online_d": integer(online.EXAMPLE_D),
@@ -225,8 +217,8 @@ def _online() -> dict:
         "online_memory_tile": integer(online.MEMORY_TILE),
         "online_tiled": bytes_text(memory.tiled),
         "online_output": bytes_text(memory.output),
-        "online_long_T": integer(longest),
-        "online_long_matrix": bytes_text(score_matrix_bytes(longest, model.bytes_per_value)),
+        "online_long_T": integer(GPT41_CONTEXT),
+        "online_long_matrix": bytes_text(score_matrix_bytes(GPT41_CONTEXT, model.bytes_per_value)),
         "online_causal_tiles": integer(
             online.visited_tiles(online.EXAMPLE_T, online.EXAMPLE_TILE, causal=True)
         ),
@@ -257,6 +249,8 @@ def _latent() -> dict:
         "latent_mha_over_mla": integer(round(1 / rows["mla"].of_mha)),
         "latent_equiv_groups": num(equivalent_groups(ds), 2),
         "latent_tiny_gap": noise_text(max(tiny_gaps(0))),
+        "latent_qk_dim": integer(ds.head_dim + ds.rope_head_dim),
+        "latent_all_keys": integer(ds.heads * ds.head_dim),
     }
 
 

@@ -1,0 +1,131 @@
+"""Post 3's page: its numbers are the core's at the published sizes, checked against each
+paper's own statement where it gives one, and every one is printed on the page.
+
+The published facts (heads, layers, widths, windows, bases) are typed here from the sources
+attention/models.py names; everything derived from them is recomputed here from the formula
+the paper gives, independently of the core's functions.
+"""
+
+import html as html_lib
+import re
+
+import pytest
+
+from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+from pages import placed_figures, post3
+from pages.references import WORKS
+from tests.pages.render import render
+
+N = post3.context()
+FIGURES = [
+    "kv-cache",
+    "grouped-heads",
+    "sliding-window",
+    "rotary",
+    "online-softmax",
+    "latent-cache",
+]
+
+
+def kib(n_bytes: int) -> float:
+    return n_bytes / 1024
+
+
+@pytest.fixture(scope="module")
+def html() -> str:
+    return render(post3)
+
+
+def _text(html: str) -> str:
+    body = re.sub(r"<script\b.*?</script>", " ", html, flags=re.S)
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", body)))
+
+
+def test_the_sections_place_their_figures_in_order():
+    assert placed_figures(post3.TEMPLATE) == FIGURES
+
+
+def test_the_cache_per_token_is_the_papers_formula():
+    # Shazeer 2019 / every config: 2 (K and V) x layers x K/V heads x head width x bytes.
+    assert N["llama2_per_token_bytes"] == f"{2 * 32 * 32 * 128 * 2:,}"  # 524,288
+    assert N["llama2_per_token"] == "512 KiB"
+    assert N["llama2_over_context"] == "2 GiB"  # 512 KiB x 4,096 tokens
+    assert N["gpt2_per_token"] == f"{kib(2 * 12 * 12 * 64 * 4):.0f} KiB"  # float32
+    assert N["llama70_cache_token"] == f"{kib(2 * 80 * 8 * 128 * 2):.0f} KiB"  # 8 K/V heads
+
+
+def test_the_cache_is_exact_and_cheaper_per_step():
+    assert N["largest_difference"] == "0"  # the same floats, not close ones
+    without, with_cache = (int(N[k].replace(",", "")) for k in ("total_without", "total_with"))
+    assert with_cache < without
+
+
+def test_grouped_heads_shrink_the_cache_by_g_over_h():
+    assert N["llama70_ratio"] == f"{100 * LLAMA2_70B.kv_heads / LLAMA2_70B.heads:.1f}%"
+    assert N["llama70_group"] == "8"
+    assert N["mistral_ratio"] == f"{100 * MISTRAL_7B.kv_heads / LLAMA2_7B.kv_heads:.1f}%"
+    assert N["toy_allowed"] == "1, 2, 4 and 8"
+    assert N["toy_difference"] == "0"
+
+
+def test_the_window_counts_match_mistrals_paper():
+    # Jiang et al. 2023: window 4,096, 32 layers, "approximately 131K tokens" (k x W).
+    assert N["mistral_span"] == f"{32 * 4096:,}"
+    assert N["mistral_reach"] == f"{32 * 4095:,}"  # the window counts the token itself
+    T, W = 32768, 4096
+    band = sum(min(i + 1, W) for i in range(T))
+    assert N["long_window_scores"] == f"{band:,}"
+    assert N["long_causal_scores"] == f"{T * (T + 1) // 2:,}"
+
+
+def test_the_rotary_numbers_follow_the_papers_frequencies():
+    # Su et al. 2021: theta_i = base^(-2(i-1)/d); pair 1 turns one radian per token.
+    assert N["rope_fastest_wavelength"] == "6.3"  # 2 pi tokens
+    assert N["rope_step_llama2"] == f"{10000 ** (2 / 128):.3f}"
+    assert N["rope_step_llama3"] == f"{500000 ** (2 / 128):.3f}"
+    assert float(N["rope_shift_error"]) < 1e-10  # rounding, not a change of score
+
+
+def test_the_online_softmax_is_exact_with_one_tile():
+    assert N["online_diff_one_tile"] == "0"
+    assert float(N["online_diff"]) < 1e-14
+    assert N["online_matrix"] == "32 MiB"  # 4,096^2 scores x 2 bytes
+
+
+def test_the_latent_cache_is_deepseeks_table_1():
+    ds = DEEPSEEK_V2
+    assert N["latent_mla_layer"] == f"{512 + 64:,}"  # (d_c + d_h^R) per token and layer
+    assert N["latent_mha_layer"] == f"{2 * 128 * 128:,}"  # 2 n_h d_h
+    assert N["latent_equiv_groups"] == "2.25"  # "GQA with only 2.25 groups"
+    assert (ds.kv_latent, ds.rope_head_dim, ds.heads, ds.head_dim, ds.layers) == (
+        512,
+        64,
+        128,
+        128,
+        60,
+    )
+
+
+def test_every_number_in_the_context_is_printed(html):
+    text = _text(html)
+    missing = [k for k, v in N.items() if isinstance(v, str) and v not in text]
+    assert missing == []
+
+
+def test_every_model_in_the_table_links_its_source(html):
+    for row in N["models"]:
+        assert f'<a href="{row["source"]}">{row["name"]}</a>' in html
+
+
+def test_the_post_cites_every_paper_the_issue_names(html):
+    for key in (
+        "shazeer2019",
+        "ainslie2023",
+        "beltagy2020",
+        "jiang2023",
+        "su2021",
+        "milakov2018",
+        "dao2022",
+        "deepseek2024",
+    ):
+        assert f'id="ref-{key}"' in html, WORKS[key].title

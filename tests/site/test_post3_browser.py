@@ -1,0 +1,90 @@
+"""Post 3 in a real browser: every figure goes live, and each answers a control as CPython does.
+
+For each figure the reader's move is a key press on its first slider. What the page then
+shows is compared with CPython: the figure's view is read back through "Link to this view"
+(the controls that differ from the defaults, as the URL names them), the same view is set on
+the figure built in CPython, and every readout must match, digit for digit.
+"""
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+from playwright.sync_api import expect
+
+from figures import module
+from figures.viewstate import View
+from pages import placed_figures, post3
+from tests.figures.probe import readouts
+
+pytestmark = pytest.mark.browser
+FIGURES = placed_figures(post3.TEMPLATE)
+
+
+@pytest.fixture(scope="module")
+def live3(visit):
+    v = visit(f"{post3.SLUG}/")
+    v.wait_for("live")
+    return v
+
+
+def test_the_page_places_six_figures_and_goes_live(live3):
+    assert len(FIGURES) == 6
+    statuses = live3.page.locator("figure[data-figure] .fig-status")
+    assert statuses.count() == 6
+    for i in range(6):
+        expect(statuses.nth(i)).to_have_attribute("data-status", "live")
+    assert live3.errors == []
+
+
+def shown(v, figure_id: str) -> dict[str, str]:
+    cells = v.page.locator(f'[data-figure="{figure_id}"] [data-readout]')
+    return {cell.get_attribute("data-readout"): cell.inner_text() for cell in cells.all()}
+
+
+def cpython(figure_id: str, params: dict[str, str]) -> dict[str, str]:
+    """The readouts of the figure built in CPython and set to the view ``params`` describe."""
+    layout = module(figure_id).view()
+    assert View(figure_id, layout).apply(params) == ""
+    return readouts(layout)
+
+
+@pytest.mark.parametrize("figure_id", FIGURES)
+def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figure_id):
+    figure = live3.page.locator(f'[data-figure="{figure_id}"]')
+    before = shown(live3, figure_id)
+    assert before == cpython(figure_id, {}), "the live defaults differ from CPython's"
+    handle = figure.locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    live3.page.wait_for_function(
+        """([id, before]) => {
+          const cells = document.querySelector(`[data-figure="${id}"]`);
+          const find = (root, out) => {
+            for (const el of root.querySelectorAll("*")) {
+              if (el.dataset && el.dataset.readout) out[el.dataset.readout] = el.textContent;
+              if (el.shadowRoot) find(el.shadowRoot, out);
+            }
+            return out;
+          };
+          const now = find(cells, {});
+          return Object.keys(before).some((k) => now[k] !== before[k]);
+        }""",
+        arg=[figure_id, before],
+        timeout=20_000,
+    )
+    figure.get_by_role("button", name="Link to this view").click()
+    expect(figure.locator(".fig-status")).to_contain_text("Link ")
+    query = dict(parse_qsl(urlsplit(live3.page.url).query))
+    params = {
+        key.split(".", 1)[1]: value
+        for key, value in query.items()
+        if key.startswith(f"{figure_id}.")
+    }
+    assert params, "the key press changed no control"
+    assert shown(live3, figure_id) == cpython(figure_id, params)
+    figure.get_by_role("button", name="Reset").click()
+    live3.page.wait_for_function(
+        "(id) => !new URLSearchParams(location.search).toString().includes(id + '.')",
+        arg=figure_id,
+    )
+    assert live3.errors == []
