@@ -50,6 +50,11 @@ ABOUT = (
 )
 
 
+# Readouts that print float64 rounding itself: their last digits depend on the maths library
+# that computed them, so the build's CPython and the reader's browser may print different ones.
+ROUNDING = frozenset({"difference"})
+
+
 class State(NamedTuple):
     """The controls: query row, keys per tile, tiles seen, causal, and T for the memory."""
 

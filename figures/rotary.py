@@ -52,6 +52,11 @@ BASE_OPTIONS = {f"{m.name.rsplit(' ', 1)[0]} (base {integer(m.rope_base)})": m.n
 Q_COLOR, K_COLOR = TOKEN_COLORS[0], TOKEN_COLORS[5]
 
 
+# Readouts that print float64 rounding itself: their last digits depend on the maths library
+# that computed them, so the build's CPython and the reader's browser may print different ones.
+ROUNDING = frozenset({"score", "shifted", "difference", "norm"})
+
+
 class State(NamedTuple):
     """The controls: query position m, key position n, shift s, pair i, the model's base."""
 

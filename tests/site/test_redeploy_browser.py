@@ -7,6 +7,8 @@ is named by its content (sitebuild/hashed.py), a page never combines the two: re
 opened next, it is all B; left open on A, a file of A that is gone says so and offers a reload.
 """
 
+import base64
+import hashlib
 import json
 import posixpath
 import re
@@ -32,11 +34,28 @@ NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "site", "node_modules", "__pycache__", "*.egg-info", ".*_cache"
 )
 BUILD_B = "import build, sys; from pathlib import Path; build.build(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]))"  # noqa: E501
-# The figure module's caption as the worker's Python has it.
+# The figure module's caption as the worker's Python has it (on a page that shows it).
 WORKER_CAPTION = """() => {
   const imp = figuresLive.__dict__.get("__builtins__").get("__import__");
   return imp("importlib").import_module("figures.three_steps").CAPTION;
 }"""
+# The project's installed RECORD as the worker has it: the sha256 of every file of the wheel,
+# the changed figure's too, even on a page that never imports that figure (and so ships none
+# of its code: sitebuild/bundle.py).
+WORKER_RECORD = """() => {
+  const imp = figuresLive.__dict__.get("__builtins__").get("__import__");
+  const metadata = imp("importlib").import_module("importlib.metadata");
+  return metadata.distribution("attention-explained").read_text("RECORD");
+}"""
+
+
+def record_hash(data: bytes) -> str:
+    """A file's hash as a wheel's RECORD writes it."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"sha256={digest}"
+
+
+CHANGED_IN_B = record_hash((CHANGED.read_text() + f"\nCAPTION += {MARK!r}\n").encode())
 
 
 @pytest.fixture(scope="module")
@@ -68,13 +87,16 @@ def caption(v) -> str:
     return v.page.locator('[data-figure="three-steps"] .fig-caption').inner_text()
 
 
-def assert_live_on_b(v, page) -> None:
+def assert_live_on_b(v, page, shows_the_figure: bool = True) -> None:
     page.wait_for_function(
         "() => document.documentElement.dataset.figures === 'live'", timeout=LIVE_TIMEOUT_MS
     )
     assert page.evaluate("document.documentElement.dataset.start") == "snapshot"
     (worker,) = page.workers
-    assert worker.evaluate(WORKER_CAPTION).endswith(MARK)
+    if shows_the_figure:
+        assert worker.evaluate(WORKER_CAPTION).endswith(MARK)
+    record = worker.evaluate(WORKER_RECORD)
+    assert f"figures/three_steps.py,{CHANGED_IN_B}," in record
 
 
 def test_build_b_differs_from_a_in_that_figure_only(site, site_b):
@@ -113,7 +135,7 @@ def test_a_reload_and_the_next_page_after_a_redeploy_are_all_the_new_build(
         assert caption(v).endswith(MARK.strip())
         second = v.context.new_page()
         second.goto(url + SECTION33)
-        assert_live_on_b(v, second)
+        assert_live_on_b(v, second, shows_the_figure=False)
         assert not [e for e in v.errors if "sha256" in e or "cut short" in e], v.errors
     finally:
         v.close()
