@@ -41,10 +41,10 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
     Left out: modules the heap already holds (``imported``), UNUSED files, the project's own
     packages (PAGE_CODE), and every package no page imported at all (``packages`` are those
     some page did): a wheel that only Panel's other panes or HTTP from Python would need
-    (Markdown, bleach, requests...) is never opened, since moving a control imports no package that building the figures did not
-    (tests/figures/test_imports.py). A module with bytecode ships as that bytecode alone,
-    moved from ``__pycache__/NAME.cpython-312.pyc`` to ``NAME.pyc`` beside where its source
-    was, which Python imports without a source.
+    (Markdown, bleach, requests...) is never opened, since moving a control imports no
+    package that building the figures did not (tests/figures/test_imports.py). A module with
+    bytecode ships as that bytecode alone, moved from ``__pycache__/NAME.cpython-312.pyc`` to
+    ``NAME.pyc`` beside where its source was, which Python imports without a source.
     """
     files = {p.relative_to(tree).as_posix(): p for p in sorted(tree.rglob("*")) if p.is_file()}
     kept: dict[str, bytes] = {}
