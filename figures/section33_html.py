@@ -1,11 +1,12 @@
 """Pointing explains: the HTML the section 3.3 figures are drawn in.
 
 A figure here is one HTML pane. Elements that explain themselves carry ``data-explain=KEY``
-and ``tabindex="0"``; the explanation for KEY waits in a ``<template data-explanation=KEY>``;
-``data-lights`` on the pointed element names the marks to light, and every element whose
-``data-marks`` shares one is lit. The site's static script (static/explain.js) does the
-swapping on hover, tap and keyboard focus, from the light DOM, so it needs no Python and
-keeps working when the figure goes live. The pane is drawn with one
+and ``tabindex="0"``, except in a grid (``grid``, ``grid_cell``), where one cell is the Tab
+stop and the arrow keys move it; the explanation for KEY waits in a
+``<template data-explanation=KEY>``; ``data-lights`` on the pointed element names the marks
+to light, and every element whose ``data-marks`` shares one is lit. The site's static script
+(static/explain.js) does the swapping on hover, tap and keyboard focus, from the light DOM,
+so it needs no Python and keeps working when the figure goes live. The pane is drawn with one
 element already pointed at, so even without the script the figure shows an explanation.
 """
 
@@ -112,16 +113,22 @@ def element(
     lights: Iterable[str] = (),
     marks: Iterable[str] = (),
     attrs: Mapping[str, str] | None = None,
+    stop: bool = True,
 ) -> str:
     """One element of a figure: pointable when ``key`` is given, lightable when ``marks`` are.
 
-    ``content`` is HTML (escape text before passing it); ``attrs`` are escaped here.
+    ``content`` is HTML (escape text before passing it); ``attrs`` are escaped here. A
+    pointable element is a Tab stop unless ``stop`` is false (a grid's other cells).
     """
     marks = tuple(marks)
     attributes = dict(attrs or {})
     classes = [attributes.pop("class")] if "class" in attributes else []
     if key is not None:
-        attributes |= {"tabindex": "0", "data-explain": key, "data-lights": " ".join(lights)}
+        attributes |= {
+            "tabindex": "0" if stop else "-1",
+            "data-explain": key,
+            "data-lights": " ".join(lights),
+        }
         if key == state.key:
             classes.append("is-pointed")
     if marks:
@@ -132,6 +139,41 @@ def element(
         attributes["class"] = " ".join(classes)
     text = "".join(f' {name}="{escape(value)}"' for name, value in attributes.items())
     return f"<{tag}{text}>{content}</{tag}>"
+
+
+def grid(label: str, rows: str) -> str:
+    """A table of pointable cells as an ARIA grid: one Tab stop, arrow keys between its cells
+    (static/explain.js), and a screen reader that hands those keys to the page."""
+    return f'<table role="grid" aria-label="{escape(label)}">{rows}</table>'
+
+
+def grid_cell(
+    value: str,
+    state: Pointed,
+    *,
+    key: str,
+    row: str,
+    column: str,
+    lights: Iterable[str] = (),
+    marks: Iterable[str] = (),
+    attrs: Mapping[str, str] | None = None,
+) -> str:
+    """A pointable cell of a ``grid``, showing the text ``value``.
+
+    Its name says what it means ("row journey, column starts: 1.4754"), from the same text
+    it shows, since the headers alone do not read out as one phrase. Only the pointed cell
+    is a Tab stop: the grid is drawn with one, and the script moves it.
+    """
+    return element(
+        "td",
+        escape(value),
+        state,
+        key=key,
+        lights=lights,
+        marks=marks,
+        attrs={**(attrs or {}), "aria-label": f"row {row}, column {column}: {value}"},
+        stop=key == state.key,
+    )
 
 
 def terms_table(left: Sequence[float], right: Sequence[float], products, total: float) -> str:

@@ -12,6 +12,8 @@ from attention.fixtures import TOKENS, book_inputs
 from figures.section33_html import (
     Pointed,
     element,
+    grid,
+    grid_cell,
     pointing_figure,
     scope,
     sub,
@@ -64,11 +66,12 @@ def matmul_html(X, q: int, pointed: int) -> str:
     scores_row = (
         f'<tr class="s33-result"><th scope="row">ω{sub(q + 1)}ⱼ</th>'
         + "".join(
-            element(
-                "td",
+            grid_cell(
                 num(total),
                 state,
                 key=f"s{j}",
+                row=f"ω for {TOKENS[q]}",
+                column=TOKENS[j],
                 lights=lights[f"s{j}"],
                 attrs={"data-token": TOKENS[j]},
             )
@@ -78,7 +81,8 @@ def matmul_html(X, q: int, pointed: int) -> str:
     )
     matrix = (
         '<div class="s33-block"><p class="s33-label">inputsᵀ: one column per token</p>'
-        f"<table><tr>{head}</tr>{rows}{scores_row}</table></div>"
+        + grid(f"inputsᵀ and the scores of {TOKENS[q]}", f"<tr>{head}</tr>{rows}{scores_row}")
+        + "</div>"
     )
     body = f'<div class="s33-row">{query}<span class="s33-op">·</span>{matrix}</div>'
     explanations = {

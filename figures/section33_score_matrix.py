@@ -15,6 +15,8 @@ from attention.fixtures import TOKENS, book_inputs
 from figures.section33_html import (
     Pointed,
     element,
+    grid,
+    grid_cell,
     pointing_figure,
     scope,
     sub,
@@ -102,11 +104,12 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
         "<tr>"
         + element("th", escape(TOKENS[i]), state, marks=(f"q{i}",), attrs={"scope": "row"})
         + "".join(
-            element(
-                "td",
+            grid_cell(
                 num(M[i, j]),
                 state,
                 key=f"m{i}-{j}",
+                row=TOKENS[i],
+                column=TOKENS[j],
                 lights=_lights(mode, i, j),
                 marks=(f"row{i}",),
                 attrs={"data-cell": f"{i}-{j}"},
@@ -119,7 +122,7 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
     label = "scores: inputs @ inputs.T" if mode == MODES[0] else "weights: softmax of each row"
     matrix = (
         f'<div class="s33-block"><p class="s33-label">{label}</p>'
-        f"<table>{m_head}{m_rows}</table></div>"
+        f"{grid(label, m_head + m_rows)}</div>"
     )
     explanations = {
         f"m{i}-{j}": (

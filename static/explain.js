@@ -8,6 +8,10 @@
 // listeners serve the pre-render and, unchanged, the live figure (the pre-render taken over,
 // or one drawn in its place).
 //
+// A table of pointable cells marked role="grid" is one Tab stop (the cell with tabindex 0):
+// the arrow keys, Home/End (the row's ends) and Ctrl+Home/End (the grid's) move focus, the
+// stop and the explanation between its cells, as the WAI-ARIA grid pattern has it.
+//
 // Terms: CSS shows a term's tooltip on hover and focus. This script adds what CSS cannot:
 // Escape hides it, a first tap on a touch screen shows it instead of following the link (a
 // tap on the tooltip puts it away), and a tooltip that would leave the screen moves inside.
@@ -63,13 +67,71 @@
       bound.add(scope);
       for (const type of POINTING) scope.addEventListener(type, onPoint);
     }
-    if (target) explain(target, scope);
+    if (!target) return;
+    // Tab comes back to the cell the reader left, however it was focused (keys, click, tap).
+    if (event.type === "focusin") makeStop(target);
+    explain(target, scope);
+  }
+
+  const gridOf = (cell) => cell.closest('table[role="grid"]');
+
+  // The grid's pointable cells, row by row (a row without any is left out).
+  function gridRows(grid) {
+    return [...grid.rows]
+      .map((row) => [...row.querySelectorAll("[data-explain]")])
+      .filter((cells) => cells.length);
+  }
+
+  function makeStop(cell) {
+    const grid = gridOf(cell);
+    if (!grid) return;
+    for (const other of grid.querySelectorAll("[data-explain]")) {
+      other.tabIndex = other === cell ? 0 : -1;
+    }
+  }
+
+  // The cell a key moves to from `cell`, or null when the key is not the grid's.
+  function moveTo(cell, event) {
+    const rows = gridRows(gridOf(cell));
+    const r = rows.findIndex((cells) => cells.includes(cell));
+    const c = rows[r].indexOf(cell);
+    const at = (row, column) => rows[row][Math.min(column, rows[row].length - 1)];
+    const ctrl = event.ctrlKey || event.metaKey;
+    switch (event.key) {
+      case "ArrowRight":
+        return rows[r][Math.min(c + 1, rows[r].length - 1)];
+      case "ArrowLeft":
+        return rows[r][Math.max(c - 1, 0)];
+      case "ArrowDown":
+        return at(Math.min(r + 1, rows.length - 1), c);
+      case "ArrowUp":
+        return at(Math.max(r - 1, 0), c);
+      case "Home":
+        return ctrl ? rows[0][0] : rows[r][0];
+      case "End":
+        return ctrl ? rows.at(-1).at(-1) : rows[r].at(-1);
+      default:
+        return null;
+    }
+  }
+
+  function onKey(event) {
+    if (event.altKey || event.shiftKey) return;
+    const [target, scope] = pointedIn(event);
+    if (!target || !gridOf(target)) return;
+    const next = moveTo(target, event);
+    if (!next) return;
+    event.preventDefault(); // the arrows and Home/End would scroll the page
+    makeStop(next);
+    next.focus();
+    explain(next, scope);
   }
 
   for (const figure of document.querySelectorAll("figure[data-figure]")) {
     for (const type of [...POINTING, "pointermove", "pointerdown", "keyup", "click"]) {
       figure.addEventListener(type, onPoint);
     }
+    figure.addEventListener("keydown", onKey);
   }
 
   // ---- glossary terms ----

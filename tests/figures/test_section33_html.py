@@ -15,10 +15,13 @@ import panel as pn
 import pytest
 
 from attention.basics import dot_terms
+from attention.fixtures import TOKENS
 from figures.section33_html import (
     EXPLAIN_CSS,
     Pointed,
     element,
+    grid,
+    grid_cell,
     scope,
     sub,
     terms_table,
@@ -76,11 +79,24 @@ def parse(html: str) -> Node:
 
 
 @dataclass
+class Grid:
+    """A ``<table role="grid">``: its name, and its pointable cells row by row."""
+
+    label: str
+    rows: list[list[Node]]
+
+    @property
+    def cells(self) -> list[Node]:
+        return [c for row in self.rows for c in row]
+
+
+@dataclass
 class Pointing:
     pointables: list[Node]
     lightables: list[Node]
     templates: dict[str, Node]
     out: Node
+    grids: list[Grid]
 
     def by_key(self, key: str) -> list[Node]:
         return [p for p in self.pointables if p.attrs["data-explain"] == key]
@@ -112,6 +128,19 @@ def pointing(html: str) -> Pointing:
         lightables=[n for n in outside if "data-marks" in n.attrs],
         templates=templates,
         out=out,
+        grids=[
+            Grid(
+                n.attrs.get("aria-label", ""),
+                [
+                    cells
+                    for row in n.walk()
+                    if row.tag == "tr"
+                    if (cells := [c for c in row.walk() if "data-explain" in c.attrs])
+                ],
+            )
+            for n in outside
+            if n.tag == "table" and n.attrs.get("role") == "grid"
+        ],
     )
 
 
@@ -134,9 +163,21 @@ def check_pointing(html: str) -> Pointing:
     p = pointing(html)
     marks = {m for n in p.lightables for m in n.attrs["data-marks"].split()}
     assert p.pointables, "nothing to point at"
+    in_grids = {id(cell) for g in p.grids for cell in g.cells}
+    for g in p.grids:
+        # One Tab stop per grid (the arrow keys reach the rest), each cell named for its meaning.
+        stops = [c.attrs["data-explain"] for c in g.cells if c.attrs.get("tabindex") == "0"]
+        assert len(stops) == 1, f"grid {g.label!r} has Tab stops {stops}"
+        assert all(c.attrs.get("tabindex") in ("0", "-1") for c in g.cells)
+        assert g.label, "a grid without a name"
+        for c in g.cells:
+            assert c.tag == "td" and c.attrs.get("aria-label"), (
+                f"{c.attrs['data-explain']}: no name"
+            )
     for n in p.pointables:
         key = n.attrs["data-explain"]
-        assert n.attrs.get("tabindex") == "0", f"{key} cannot be reached by keyboard"
+        if id(n) not in in_grids:
+            assert n.attrs.get("tabindex") == "0", f"{key} cannot be reached by keyboard"
         assert key in p.templates, f"no explanation for {key}"
         lights = n.attrs["data-lights"].split()
         assert set(lights) <= marks, f"{key} lights marks nobody carries"
@@ -169,6 +210,38 @@ def test_element_marks_the_pointed_and_the_lit():
     assert element("td", "3", state, marks=("n",), attrs={"class": "x", "title": '"q"'}) == (
         '<td title="&quot;q&quot;" data-marks="n" class="x">3</td>'
     )
+
+
+def test_a_grid_is_one_tab_stop_of_named_cells():
+    state = Pointed("b1", frozenset())
+    rows = "".join(
+        "<tr>"
+        + "".join(grid_cell(f"{r}.{c}", state, key=f"{r}{c}", row=r, column=c) for c in "12")
+        + "</tr>"
+        for r in "ab"
+    )
+    body = grid("two by two", rows) + element("td", "x", state, key="free")
+    keys = ["a1", "a2", "b1", "b2", "free"]
+    p = check_pointing(scope(body, {k: k for k in keys}, state, "hint"))
+    (g,) = p.grids
+    assert g.label == "two by two"
+    assert [[c.attrs["data-explain"] for c in row] for row in g.rows] == [
+        ["a1", "a2"],
+        ["b1", "b2"],
+    ]
+    assert [c.attrs["tabindex"] for c in g.cells] == ["-1", "-1", "0", "-1"]
+    assert g.cells[2].attrs["aria-label"] == "row b, column 1: b.1"
+    assert p.by_key("free")[0].attrs["tabindex"] == "0"  # outside a grid, every one is a stop
+
+
+def test_the_checker_catches_a_grid_without_its_one_stop():
+    state = Pointed("a", frozenset())
+    cells = grid_cell("1", state, key="a", row="r", column="c") + element(
+        "td", "2", state, key="b", attrs={"aria-label": "row r, column d: 2"}
+    )
+    html = scope(grid("g", f"<tr>{cells}</tr>"), {"a": "x", "b": "y"}, state, "hint")
+    with pytest.raises(AssertionError, match=r"Tab stops \['a', 'b'\]"):
+        check_pointing(html)
 
 
 def test_terms_table_writes_out_the_book_worked_example():
@@ -247,3 +320,36 @@ def test_a_hovered_element_keeps_readable_text(scheme):
         assert contrast(text, background) >= AA, selector
         if ":not(.is-pointed)" not in selector:  # it paints the pointed element too
             assert contrast(pointed["color"], background) >= AA, selector
+
+
+def _grids_of_section33() -> dict[str, list[Grid]]:
+    from figures import section33_matmul_scores, section33_score_matrix
+
+    found = {
+        f"score-matrix {mode}": check_pointing(section33_score_matrix.picture(mode)).grids
+        for mode in section33_score_matrix.MODES
+    }
+    for query in TOKENS:
+        found[f"matmul-scores {query}"] = check_pointing(
+            section33_matmul_scores.picture(query)
+        ).grids
+    return found
+
+
+def test_every_grid_cell_of_section33_says_its_row_column_and_value():
+    """The score matrix's 36 cells and each score row's 6, each named as it reads on screen."""
+    for name, grids in _grids_of_section33().items():
+        (g,) = grids
+        for r, row in enumerate(g.rows):
+            for c, cell in enumerate(row):
+                if name.startswith("score-matrix"):
+                    assert len(g.rows) == len(row) == len(TOKENS)
+                    row_name = TOKENS[r]
+                else:
+                    assert len(g.rows) == 1 and len(row) == len(TOKENS)
+                    row_name = f"ω for {name.split()[-1]}"
+                label = f"row {row_name}, column {TOKENS[c]}: {cell.text()}"
+                assert cell.attrs["aria-label"] == label, name
+    (scores,) = _grids_of_section33()["score-matrix scores ω"]
+    (stop,) = [c for c in scores.cells if c.attrs["tabindex"] == "0"]
+    assert stop.attrs["aria-label"] == "row journey, column starts: 1.4754"
