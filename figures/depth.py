@@ -46,7 +46,8 @@ class State(NamedTuple):
 
 
 def _powered(state: State) -> str:
-    """factor^T printed from its logarithm, so that it reads right below the smallest float64."""
+    """factor^T by the page's rule for magnitudes (0.2500 at T = 1, 6.2e-61 at T = 100),
+    printed from its logarithm below the smallest float64, where the value itself is 0."""
     return power_of_ten(log10_decay(state.factor, state.T), value=decay(state.factor, state.T))
 
 

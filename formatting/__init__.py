@@ -5,8 +5,16 @@ from collections.abc import Iterable
 
 import numpy as np
 
+# The page's one rule for a float: DECIMALS decimals, in the prose, the figures' readouts and
+# what a page's code prints; a magnitude too small or too large for that to read well
+# (fewer than two significant digits, or more than eight) prints in scientific notation.
+DECIMALS = 4
+PLAIN_FROM, PLAIN_BELOW = 1e-3, 1e4  # the magnitudes printed as plain decimals
+# numpy's print options for the same rule, so that a printed array shows the prose's digits.
+ARRAY_PRINT = {"precision": DECIMALS, "floatmode": "fixed", "suppress": True}
 
-def num(x: float, digits: int = 4) -> str:
+
+def num(x: float, digits: int = DECIMALS) -> str:
     """A float with a fixed number of decimals; non-finite values spelled out."""
     x = float(x)
     if math.isnan(x):  # math, not numpy: a figure formats hundreds of numbers per change
@@ -20,7 +28,7 @@ def num(x: float, digits: int = 4) -> str:
     return text[1:] if text == f"{-0.0:.{digits}f}" else text
 
 
-def vec(values: Iterable[float], digits: int = 4) -> str:
+def vec(values: Iterable[float], digits: int = DECIMALS) -> str:
     """A vector as the book prints it: ``[0.4419, 0.6515, 0.5683]``."""
     return "[" + ", ".join(num(v, digits) for v in values) + "]"
 
@@ -40,18 +48,34 @@ def percent(x: float, digits: int = 1) -> str:
     return f"{100 * float(x):.{digits}f}%"
 
 
-def power_of_ten(exponent: float, digits: int = 1, value: float | None = None) -> str:
-    """10 ** exponent in the style of ``sci``, from the exponent, so it cannot underflow.
+def magnitude_text(x: float, digits: int = 1) -> str:
+    """A magnitude by the page's rule: plain decimals where they read (0.2500, 1.0000),
+    scientific notation only for tiny or huge values (9.8e-4, 6.2e-61); exact zero as 0.
 
-    -60.206 -> ``6.2e-61`` (what ``sci(0.25 ** 100)`` prints); -2048.0 -> ``1.0e-2048``.
-    Pass the computed ``value`` too and it is printed exactly when float64 holds it, so a
-    tie such as 0.125 rounds as ``sci`` rounds it.
+    ``digits`` is the mantissa's decimals in scientific notation, as for ``sci``.
+    """
+    x = float(x)
+    if x == 0.0:
+        return "0"
+    if math.isfinite(x) and not PLAIN_FROM <= abs(x) < PLAIN_BELOW:
+        return sci(x, digits)
+    return num(x)
+
+
+def power_of_ten(exponent: float, digits: int = 1, value: float | None = None) -> str:
+    """10 ** exponent by the rule of ``magnitude_text``, from the exponent, so that it cannot
+    underflow: -0.602 -> ``0.2500``; -60.206 -> ``6.2e-61``; -2048.0 -> ``1.0e-2048``.
+
+    Pass the computed ``value`` too and it is printed exactly when float64 holds it, so that
+    a value on a boundary or a tie prints as ``magnitude_text`` prints it.
     """
     if value is not None and float(value) >= np.finfo(np.float64).tiny:
-        return sci(value, digits)
+        return magnitude_text(value, digits)
     e = float(exponent)
     if not np.isfinite(e):
         return num(e)
+    if math.log10(PLAIN_FROM) <= e < math.log10(PLAIN_BELOW):
+        return magnitude_text(10**e, digits)
     k = int(np.floor(e))
     mantissa = f"{10 ** (e - k):.{digits}f}"
     if float(mantissa) >= 10.0:  # 9.96 rounds up to 10.0: carry into the exponent

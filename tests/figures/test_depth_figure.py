@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from figures import depth
-from formatting import integer, num, power_of_ten, sci
+from formatting import integer, magnitude_text, num, power_of_ten
 from tests.figures.probe import messages, readouts, widgets
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
@@ -91,17 +91,35 @@ def test_the_sliders_are_the_three_controls():
 
 
 @pytest.mark.parametrize(("factor", "T"), [(0.25, 100), (0.5, 3), (0.99, 1), (1.0, 7), (0.3, 40)])
-def test_power_of_ten_prints_what_sci_prints(factor, T):
+def test_power_of_ten_prints_what_magnitude_text_prints(factor, T):
     """Where float64 holds factor^T, both routes print the same digits (ties included)."""
-    assert power_of_ten(log10_decay(factor, T), value=decay(factor, T)) == sci(factor**T)
+    assert power_of_ten(log10_decay(factor, T), value=decay(factor, T)) == magnitude_text(factor**T)
 
 
 def test_power_of_ten_beyond_float64():
     assert power_of_ten(-2048.0) == "1.0e-2048"
     assert power_of_ten(1024 * math.log10(0.25)) == "3.1e-617"
-    assert power_of_ten(-0.0004) == "1.0e+0"  # 9.99e-1 rounds up: carried, not "10.0e-1"
-    assert power_of_ten(3.0) == "1.0e+3"
+    assert power_of_ten(-3.0004) == "1.0e-3"  # 9.99e-4 rounds up: carried, not "10.0e-4"
+    assert power_of_ten(5.0) == "1.0e+5"
     assert power_of_ten(-math.inf) == "−∞"
+
+
+@pytest.mark.parametrize(
+    ("T", "factor", "text"),
+    [
+        (1, 0.25, "0.2500"),  # printed 2.5e-1 before: an ordinary value reads as the prose's
+        (1, 0.01, "0.0100"),
+        (1, 1.0, "1.0000"),
+        (depth.MAX_T, 1.0, "1.0000"),
+        (3, 0.5, "0.1250"),
+        (4, 0.25, "0.0039"),
+        (5, 0.25, "9.8e-4"),  # below 0.001 four decimals would keep one digit
+        (100, 0.25, "6.2e-61"),  # the default
+        (depth.MAX_T, 0.01, "1.0e-2048"),
+    ],
+)
+def test_factor_to_the_T_prints_plain_until_it_is_tiny(T, factor, text):
+    assert depth.readouts(depth.State(T, 5, factor))[2][2] == text
 
 
 def test_value_labels_stay_inside_the_plot_at_long_sequences():

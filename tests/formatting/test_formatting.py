@@ -5,7 +5,21 @@ import math
 import numpy as np
 import pytest
 
-from formatting import bytes_text, integer, num, peak_text, percent, sci, seconds_text, vec, words
+from formatting import (
+    ARRAY_PRINT,
+    DECIMALS,
+    bytes_text,
+    integer,
+    magnitude_text,
+    num,
+    peak_text,
+    percent,
+    power_of_ten,
+    sci,
+    seconds_text,
+    vec,
+    words,
+)
 
 
 @pytest.mark.parametrize(
@@ -68,3 +82,46 @@ def test_peak_text_prints_like_the_post():
         "3.1e-6",
         "4.8e-14",
     ]
+
+
+# --- the page's one rule for magnitudes, at its boundaries ------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("x", "text"),
+    [
+        (0.25, "0.2500"),
+        (1.0, "1.0000"),
+        (-0.5, "-0.5000"),
+        (1e-3, "0.0010"),  # the smallest plain magnitude keeps two significant digits
+        (9.8e-4, "9.8e-4"),  # one below it would print 0.0010 and hide a digit
+        (-9.8e-4, "-9.8e-4"),
+        (9999.0, "9999.0000"),  # the largest plain ones print eight significant digits
+        (1e4, "1.0e+4"),
+        (6.2e-61, "6.2e-61"),
+        (0.0, "0"),  # exact zero needs no exponent
+        (math.inf, "∞"),
+        (math.nan, "NaN"),
+    ],
+)
+def test_magnitude_text_boundaries(x, text):
+    assert magnitude_text(x) == text
+
+
+@pytest.mark.parametrize("x", [1e-3, 0.0123, 0.25, 0.9, 1.0, 42.5, 9999.0])
+def test_ordinary_magnitudes_print_as_the_prose_prints(x):
+    assert magnitude_text(x) == num(x) and "e" not in magnitude_text(x)
+
+
+@pytest.mark.parametrize(("exponent", "text"), [(math.log10(0.25), "0.2500"), (0.0, "1.0000")])
+def test_power_of_ten_follows_the_rule_from_the_exponent(exponent, text):
+    assert power_of_ten(exponent) == text
+    assert power_of_ten(exponent, value=10**exponent) == text
+
+
+def test_numpy_prints_arrays_by_the_same_rule():
+    a = np.array([0.9544, 1.495, 1.0, 0.074, 1e-17])
+    with np.printoptions(**ARRAY_PRINT):
+        printed = str(a)
+    assert printed == "[" + " ".join(num(v) for v in a) + "]"
+    assert ARRAY_PRINT["precision"] == DECIMALS
