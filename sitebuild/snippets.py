@@ -5,11 +5,13 @@ import io
 import textwrap
 import traceback
 
+import numpy as np
 from markupsafe import Markup, escape
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from formatting import ARRAY_PRINT
 from sitebuild.checks import BuildError
 
 _FORMATTER = HtmlFormatter(nowrap=True)
@@ -52,6 +54,9 @@ def runner():
     Returns ``run(code) -> Markup`` (also usable as a Jinja call block): the highlighted
     code followed by what it printed.
     A snippet that raises fails the build, so no page shows code that does not run.
+    Arrays print by formatting's rule (``ARRAY_PRINT``: four fixed decimals), the digits the
+    prose quotes; a page's first snippet sets the same options, so a notebook prints alike.
+    Each snippet runs inside the options, which restore the build's own when it ends.
     """
     namespace: dict = {"__name__": "__snippet__"}
 
@@ -60,7 +65,7 @@ def runner():
         code = textwrap.dedent(str(caller()) if caller else code).strip("\n")
         out = io.StringIO()
         try:
-            with contextlib.redirect_stdout(out):
+            with contextlib.redirect_stdout(out), np.printoptions(**ARRAY_PRINT):
                 exec(compile(code, SNIPPET, "exec"), namespace)
         except Exception as err:
             raise BuildError(failure(code, err)) from err

@@ -122,7 +122,23 @@ def test_printed_outputs_come_from_running_the_code(html):
     assert outputs[3].splitlines()[0] == "[nan nan]"
     assert "journey's row: [0.4419 0.6515 0.5683]" in outputs[5]
     assert "weight asymmetry: 0.087657" in outputs[5]
-    assert outputs[6] == "[2.549 2.519 2.521 2.56  2.564 2.534] ceiling 2.585"
+    assert outputs[6] == "[2.549, 2.519, 2.521, 2.560, 2.564, 2.534] ceiling 2.585"
+
+
+def test_code_prints_the_proses_digits(html):
+    """A quantity the prose quotes prints in the code's output with the same digits."""
+    n = post1.context()
+    outputs = code_outputs(html)
+    assert f"     one  [{n['one_first']}, " in outputs[0]
+    assert f"scores  {n['journey_scores'].replace(',', '')}" in outputs[1]
+    assert f"weights {n['journey_weights'].replace(',', '')}" in outputs[1]
+    assert f"context {n['journey_context'].replace(',', '')}" in outputs[1]
+    assert f" {n['negative_weight']} " in outputs[2]
+    assert outputs[2].count(f"total {n['negative_total']}") == 2
+    assert f"score asymmetry:  {n['score_symmetry']}\n" in outputs[5]
+    assert f"weight asymmetry: {n['weight_symmetry']}" in outputs[5]
+    entropies = ", ".join(n["row_entropies"])
+    assert outputs[6] == f"[{entropies}] ceiling {n['ceiling']}"
 
 
 def test_sections_01_to_07_have_headings(html):

@@ -255,6 +255,23 @@ def test_code_snippets_print_their_results(html):
     assert "round trip exact: True" in joined
 
 
+def test_code_prints_the_proses_digits(html):
+    """A quantity the prose quotes prints in the code's output with the same digits."""
+    outputs = [
+        html_lib.unescape(o)
+        for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, flags=re.S)
+    ]
+    row1, row2, row3 = (N[k].replace(",", "") for k in ("row1", "row2", "row3"))
+    assert outputs[3].startswith(f"[[{row1} ")
+    assert f"\n [{row2[1:-1]} " in outputs[3] and f"\n [{row3[1:-1]} " in outputs[3]
+    assert f"largest difference: {N['max_difference']}" in outputs[3]
+    assert f"divide the scores by {N['gpt2_divisor']}\n" in outputs[5]
+    assert f"sqrt(d_k) {N['root_64']:>4}\n" in outputs[2]
+    cards = f"{N['window_bytes']} bytes = {N['card_ratio']} cards, so {N['cards']} cards"
+    assert cards in outputs[6]
+    assert f"{N['seconds']} s = {N['hours']} h per token" in outputs[6]
+
+
 def test_sections_01_to_07_have_headings(html):
     headings = re.findall(r"<h2[^>]*>(\d\d) ·", html)
     assert headings == ["01", "02", "03", "04", "05", "06", "07"]

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+from formatting import sci
 from pages import placed_figures, post3
 from pages.references import WORKS
 from tests.pages.render import render
@@ -129,3 +130,23 @@ def test_the_post_cites_every_paper_the_issue_names(html):
         "deepseek2024",
     ):
         assert f'id="ref-{key}"' in html, WORKS[key].title
+
+
+def test_code_prints_the_proses_digits(html):
+    """The code's output quotes the prose's figures in the prose's digits; the rotary scores
+    print in full, marked so, since their last digits are the point."""
+    outputs = [
+        html_lib.unescape(o)
+        for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, flags=re.S)
+    ]
+    assert outputs[0] == (
+        f"True\n{N['total_without']} {N['total_with']}\n"
+        f"{N['llama2_per_token']} {N['llama2_over_context']}"
+    )
+    assert outputs[1].endswith(f"{N['llama70_cache_token']}\n{N['llama70_mha_cache_token']}")
+    here, moved, gap = outputs[3].splitlines()
+    assert here.startswith(N["rope_score"]) and moved.startswith(N["rope_score"])
+    assert gap == sci(float(moved) - float(here), 1)
+    snippets = re.findall(r'<div class="snippet">(.*?)</div>', html, flags=re.S)
+    (rotary,) = [re.sub(r"<[^>]+>", "", s) for s in snippets if "example_query_key" in s]
+    assert "# full precision" in rotary
