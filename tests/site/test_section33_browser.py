@@ -116,16 +116,18 @@ def test_pointing_at_a_context_row_rebuilds_it(page):
     assert "[0.4419, 0.6515, 0.5683]" in shown(fig)
 
 
-def test_a_keyboard_user_tabs_through_the_scores_and_sees_each_explanation(page):
+def test_a_keyboard_user_steps_through_the_scores_and_sees_each_explanation(page):
+    """The score row is a grid: Tab reaches it, the arrows step along it
+    (tests/site/test_grid_keyboard_browser.py tries every key)."""
     fig = figure(page, "matmul-scores")
     fig.locator("select").focus()
     for j in range(len(TOKENS)):
-        page.keyboard.press("Tab")
+        page.keyboard.press("ArrowRight" if j else "Tab")
         assert page.evaluate(DEEP_ACTIVE) == f"s{j}"
         expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
             products_line(JOURNEY, j)
         )
-    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("ArrowLeft")
     expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
         products_line(JOURNEY, len(TOKENS) - 2)
     )
