@@ -23,6 +23,11 @@ SNIPPET = "<page snippet>"
 # scheme's code background (a browser test measures it).
 CODE_STYLE = "xcode"
 DARK_CODE_STYLE = "monokai"
+# A block scrolls sideways where its lines are wider than the column (on a phone), so a reader
+# without a mouse must be able to focus it to scroll it with the arrow keys; the role and name
+# say what the focused block is.
+CODE_ATTRS = 'tabindex="0" role="group" aria-label="Python code"'
+OUTPUT_ATTRS = 'tabindex="0" role="group" aria-label="printed output"'
 # The dark theme applies where static/scheme.js chose dark, or, on a page without scripts,
 # where the system prefers dark.
 _DARK_SCHEME = ':root[data-scheme="dark"] .code'
@@ -69,10 +74,11 @@ def runner():
                 exec(compile(code, SNIPPET, "exec"), namespace)
         except Exception as err:
             raise BuildError(failure(code, err)) from err
-        html = f'<pre class="code"><code>{highlight(code, PythonLexer(), _FORMATTER)}</code></pre>'
+        code_html = highlight(code, PythonLexer(), _FORMATTER)
+        html = f'<pre class="code" {CODE_ATTRS}><code>{code_html}</code></pre>'
         printed = out.getvalue().rstrip("\n")
         if printed:
-            html += f'<pre class="code-output" aria-label="printed output">{escape(printed)}</pre>'
+            html += f'<pre class="code-output" {OUTPUT_ATTRS}>{escape(printed)}</pre>'
         return Markup(f'<div class="snippet">{html}</div>')
 
     return run
@@ -94,4 +100,4 @@ def failure(code: str, err: Exception) -> str:
 def source_view(path) -> Markup:
     """A file's source, highlighted, for a figure's "view source" panel."""
     code = highlight(path.read_text(), PythonLexer(), _FORMATTER)
-    return Markup(f'<pre class="code"><code>{code}</code></pre>')
+    return Markup(f'<pre class="code" {CODE_ATTRS}><code>{code}</code></pre>')

@@ -101,7 +101,7 @@ WIDER = re.compile(r"#.*?\b(\d+) decimals\b")
 # A printed float: its decimals (a mantissa's, in scientific notation).
 FLOAT = re.compile(r"(?<![\w.])[-+]?\d+\.(\d+)(?:e[-+]?\d+)?")
 SNIPPET = re.compile(
-    r'<div class="snippet"><pre class="code"><code>(.*?)</code></pre>'
+    r'<div class="snippet"><pre class="code"[^>]*><code>(.*?)</code></pre>'
     r'(?:<pre class="code-output"[^>]*>(.*?)</pre>)?</div>',
     re.S,
 )
