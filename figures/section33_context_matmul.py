@@ -12,6 +12,7 @@ import panel as pn
 from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
 from figures.section33_html import (
+    CORNER,
     Pointed,
     element,
     pointing_figure,
@@ -56,7 +57,7 @@ def product_html(X: np.ndarray, pointed: int) -> str:
     state = Pointed(f"z{pointed}", frozenset(lights[f"z{pointed}"]))
 
     def table(label: str, M: np.ndarray, columns: list[str], digits: int, row) -> str:
-        head = "<tr><th></th>" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
+        head = f"<tr>{CORNER}" + "".join(f'<th scope="col">{c}</th>' for c in columns) + "</tr>"
         body = "".join(row(i, M[i], digits) for i in range(T))
         return (
             f'<div class="s33-block"><p class="s33-label">{label}</p>'

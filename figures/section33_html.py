@@ -83,6 +83,10 @@ EXPLAIN_CSS = """
 }
 """
 
+# Where a table's column and row headers meet, the empty cell heads nothing, so it is a data
+# cell: an empty header cell would give a screen reader a header without a name.
+CORNER = "<td></td>"
+
 _SUB = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 _SUP = str.maketrans("0123456789()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁽⁾")
 

@@ -10,6 +10,7 @@ import panel as pn
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
 from figures.section33_html import (
+    CORNER,
     Pointed,
     element,
     grid,
@@ -53,7 +54,7 @@ def matmul_html(X, q: int, pointed: int) -> str:
         f"({escape(TOKENS[q])})</p><table><tr>{query_head}</tr><tr>{query_cells}</tr>"
         "</table></div>"
     )
-    head = "<th></th>" + "".join(
+    head = CORNER + "".join(
         element("th", escape(TOKENS[j]), state, marks=(f"c{j}",), attrs={"scope": "col"})
         for j in range(T)
     )

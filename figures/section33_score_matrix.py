@@ -13,6 +13,7 @@ import panel as pn
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from figures.section33_html import (
+    CORNER,
     Pointed,
     element,
     grid,
@@ -81,7 +82,7 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
     T, d = X.shape
     state = Pointed(f"m{pointed[0]}-{pointed[1]}", frozenset(_lights(mode, *pointed)))
 
-    x_head = "<tr><th></th>" + "".join(f"<th>dim {k + 1}</th>" for k in range(d)) + "</tr>"
+    x_head = f"<tr>{CORNER}" + "".join(f"<th>dim {k + 1}</th>" for k in range(d)) + "</tr>"
     x_rows = "".join(
         f'<tr><th scope="row">{escape(TOKENS[i])}</th>'
         + "".join(element("td", num(v, 2), state, marks=(f"x{i}",)) for v in X[i])
@@ -93,7 +94,7 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
         f"<table>{x_head}{x_rows}</table></div>"
     )
     m_head = (
-        "<tr><th></th>"
+        f"<tr>{CORNER}"
         + "".join(
             element("th", escape(TOKENS[j]), state, marks=(f"k{j}",), attrs={"scope": "col"})
             for j in range(T)
