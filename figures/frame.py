@@ -55,7 +55,12 @@ DARK_WIDGETS = """
 .bk-btn-default, .bk-btn-light { background-color: light-dark(#fff, #2a2d34);
   color: light-dark(#333, #e5e7eb); border-color: light-dark(#ccc, #4b5059); }
 :host(.solid) .bk-btn.bk-btn-primary { color: var(--design-primary-text-color, #fff); }
+.bk-input-group > .bk-spin-wrapper input { min-height: 48px; }
+.bk-input-group > .bk-spin-wrapper > .bk-spin-btn { min-height: 24px; min-width: 24px; }
 """
+# The last two rules: a number box's up and down buttons are stacked halves of its height, so
+# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8).
+
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
