@@ -147,9 +147,10 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; adopt.js and page.js after BokehJS and Panel."""
+    Python starts before BokehJS is evaluated; adopt.js, a11y.js and page.js after BokehJS and
+    Panel (page.js calls the other two)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    return ["static/boot.js", *vendored, "static/adopt.js", "static/page.js"]
+    return ["static/boot.js", *vendored, "static/adopt.js", "static/a11y.js", "static/page.js"]
 
 
 def prerender_figure(figure_id: str, panel_dist: str) -> str:

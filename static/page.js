@@ -169,36 +169,6 @@
     };
   }
 
-  // The visible name of a Bokeh widget whose shadow root is `root`: its slider title without
-  // the value, or its <label>.
-  function widgetName(root) {
-    const title = root.querySelector(".bk-slider-title");
-    const own = title
-      ? [...title.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent)
-      : [root.querySelector("label")?.textContent];
-    return own.join("").replace(/:\s*$/, "").trim();
-  }
-
-  // Bokeh draws slider handles and spin buttons without accessible names: name them after the
-  // widget's visible label (or the figure's title), walking every open shadow root in the slot.
-  function labelControls(slot) {
-    const figureTitle = slot.closest("figure")?.querySelector(".fig-title")?.textContent ?? "";
-    const visit = (root) => {
-      for (const el of root.querySelectorAll("*")) if (el.shadowRoot) visit(el.shadowRoot);
-      if (!root.host) return;
-      const handles = root.querySelectorAll("[role=slider]:not([aria-label])");
-      const spins = root.querySelectorAll(".bk-spin-btn:not([aria-label])");
-      if (!handles.length && !spins.length) return;
-      const name = widgetName(root) || figureTitle;
-      for (const handle of handles) handle.setAttribute("aria-label", name);
-      for (const spin of spins) {
-        const up = spin.classList.contains("bk-spin-btn-up");
-        spin.setAttribute("aria-label", `${up ? "Increase" : "Decrease"} ${name}`);
-      }
-    };
-    visit(slot);
-  }
-
   // Render a serialized document into fresh holders inside the figure slots.
   async function embed(data) {
     const item = { ...data.render_items[0], roots: {} };
@@ -210,15 +180,16 @@
       item.roots[rootId] = holder.id;
     }
     const views = await Bokeh.embed.embed_items(data.docs_json, [item]);
+    // What Bokeh leaves out for assistive technology: names, states, plots (a11y.js).
     for (const figureId of Object.keys(data.roots)) {
-      labelControls(document.getElementById(`fig-${figureId}`));
+      A11y.label(document.getElementById(`fig-${figureId}`));
     }
     return views;
   }
 
-  // An update from the worker may re-create widgets: label them again.
+  // An update from the worker may re-create widgets or retitle plots: label them again.
   const relabelSoon = oncePerFrame(() => {
-    for (const fig of figures) labelControls(fig.querySelector(".fig-slot"));
+    for (const fig of figures) A11y.label(fig.querySelector(".fig-slot"));
   });
 
   function removeViews() {

@@ -97,7 +97,7 @@ def test_three_steps_edit_moves_journeys_context(live):
 
 
 def test_normalisations_negative_preset(live):
-    figure(live, normalisations).get_by_role("button", name=PRESETS["negative"]).click()
+    figure(live, normalisations).get_by_role("radio", name=PRESETS["negative"]).click()
     s = query_scores(preset_inputs("negative"), TOKENS.index("Your"))
     expect(live.readout_locator(figure_id(normalisations), "by_sum")).to_have_text(
         vec(sum_normalise(s))
@@ -120,7 +120,7 @@ def test_loop_matmul_switch(live):
 
 
 def test_flat_weights_switch(live):
-    figure(live, flat_weights).get_by_role("button", name="flat: 1/6 each").click()
+    figure(live, flat_weights).get_by_role("radio", name="flat: 1/6 each").click()
     X = book_inputs()
     flat = analysis.flat_weights(len(TOKENS))
     shift = num(context_shift(flat, X).max(), 3)
@@ -135,7 +135,7 @@ def test_magnitude_scale_and_cosine(live):
     expect(live.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
         num(weights[3, 3], 3)
     )
-    figure(live, magnitude).get_by_role("button", name=magnitude.COSINE).click()
+    figure(live, magnitude).get_by_role("radio", name=magnitude.COSINE).click()
     cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
     expect(live.readout_locator(figure_id(magnitude), "mean_entropy")).to_have_text(num(cos))
     assert live.errors == []

@@ -137,7 +137,7 @@ def test_a_number_box_link_round_trip(live1, visit):
 
 def test_a_preset_link_round_trip(live1, visit):
     fig = live1.page.locator('[data-figure="normalisations"]')
-    fig.get_by_role("button", name=PRESETS["near-zero"]).click()
+    fig.get_by_role("radio", name=PRESETS["near-zero"]).click()
     want = expected(
         normalisations, normalisations.State("near-zero", TOKENS[preset_query("near-zero")])
     )

@@ -18,7 +18,7 @@ def test_site_packages_is_typed_once():
     assert pins.PYODIDE_SITE_PACKAGES.startswith("/lib/python3.12/")
 
 
-def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_and_page():
+def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_a11y_and_page():
     assert build.live_scripts() == [
         "static/boot.js",
         "vendor/bokeh/js/bokeh.min.js",
@@ -26,6 +26,7 @@ def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_and_page():
         "vendor/bokeh/js/bokeh-tables.min.js",
         "vendor/panel/dist/panel.min.js",
         "static/adopt.js",
+        "static/a11y.js",
         "static/page.js",
     ]
 
