@@ -57,9 +57,11 @@ DARK_WIDGETS = """
 :host(.solid) .bk-btn.bk-btn-primary { color: var(--design-primary-text-color, #fff); }
 .bk-input-group > .bk-spin-wrapper input { min-height: 48px; }
 .bk-input-group > .bk-spin-wrapper > .bk-spin-btn { min-height: 24px; min-width: 24px; }
+:host { min-width: 0; max-width: calc(100% - 20px); flex-shrink: 1; }
 """
 # The last two rules: a number box's up and down buttons are stacked halves of its height, so
-# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8).
+# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The last:
+# a widget Panel sizes at 300 px shrinks to the row, margins included, on a 320 px screen.
 
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
