@@ -34,6 +34,7 @@ import numpy as np
 
 from attention._checks import check_array, check_matrix, check_positive_int, checked_matmul
 from attention.heads import _scores_and_weights, split_heads
+from attention.kv_cache import kv_cache_bytes
 from attention.models import LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, Model
 from attention.torch_rng import linear_weight, stream
 
@@ -191,7 +192,7 @@ def cache_bytes_per_token(model: Model, kv_heads: int | None = None) -> int:
     """
     kv = model.kv_heads if kv_heads is None else kv_heads
     group_size(model.heads, kv)
-    return 2 * model.layers * kv * model.head_dim * model.bytes_per_value
+    return kv_cache_bytes(model._replace(kv_heads=kv), tokens=1)
 
 
 def cache_bytes(model: Model, tokens: int, kv_heads: int | None = None) -> int:
