@@ -63,6 +63,22 @@ DARK_WIDGETS = """
 # the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The last:
 # a widget Panel sizes at 300 px shrinks to the row, margins included, on a 320 px screen.
 
+# What the reader's system asks for, inside the widgets: no motion when reduced motion is asked
+# for (a slider's handle glides to a click, a date menu fades in); in forced colours (Windows'
+# contrast themes), which drop backgrounds and box shadows, the chosen button of a row, the filled
+# part of a slider and the focus ring keep showing, in system colours.
+SYSTEM_PREFERENCES = """
+@media (prefers-reduced-motion: reduce) {
+  *, ::before, ::after { transition: none !important; animation: none !important; }
+}
+@media (forced-colors: active) {
+  .bk-btn.bk-active { forced-color-adjust: none; background: SelectedItem !important;
+    color: SelectedItemText !important; border-color: SelectedItem !important; }
+  .noUi-connect { forced-color-adjust: none; background: Highlight !important; }
+  :focus-visible { outline: 2px solid Highlight !important; outline-offset: 1px; }
+}
+"""
+
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
@@ -140,7 +156,7 @@ def frame(
     """Lay a figure out: controls, views side by side (wrapping on narrow screens), readout."""
     for control in controls:
         for widget in control.select(pn.widgets.Widget):
-            widget.stylesheets = [*widget.stylesheets, DARK_WIDGETS]
+            widget.stylesheets = [*widget.stylesheets, DARK_WIDGETS, SYSTEM_PREFERENCES]
     return pn.Column(
         pn.Row(
             *controls,

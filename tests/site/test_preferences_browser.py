@@ -1,0 +1,93 @@
+"""The reader's system preferences reach inside the figures' widgets: reduced motion stops their
+transitions, and in forced colours (Windows' contrast themes) the chosen button of a row, the
+focus ring and the scheme toggle's state still show, in the reader's system colours."""
+
+import pytest
+
+import pages
+
+pytestmark = pytest.mark.browser
+LIVE_TIMEOUT_MS = 120_000
+POST = pages.posts()[0]
+# The first element matching a selector, looking through the figures' shadow roots.
+DEEP = """(selector) => {
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.matches(selector)) return el;
+      const found = el.shadowRoot && walk(el.shadowRoot);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(document.body);
+}"""
+
+
+def live_page(browser, server_url, **preferences):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, **preferences)
+    page = context.new_page()
+    page.goto(f"{server_url}{POST.SLUG}/")
+    page.wait_for_function(
+        "() => document.documentElement.dataset.figures === 'live'", timeout=LIVE_TIMEOUT_MS
+    )
+    return context, page
+
+
+@pytest.mark.parametrize("motion, duration", [("reduce", "0s"), ("no-preference", "0.3s")])
+def test_reduced_motion_stops_the_sliders_glide(browser, server_url, motion, duration):
+    """A click on a slider's track glides the handle there (noUiSlider's tap transition), unless
+    the reader asked for reduced motion; the other case shows the check can tell."""
+    context, page = live_page(browser, server_url, reduced_motion=motion)
+    try:
+        origin = page.evaluate_handle(DEEP, ".noUi-origin")
+        glide = origin.evaluate(
+            """(origin) => {
+              origin.closest('.noUi-target').classList.add('noUi-state-tap');
+              return getComputedStyle(origin).transitionDuration;
+            }"""
+        )
+    finally:
+        context.close()
+    assert glide == duration
+
+
+def test_forced_colours_keep_the_chosen_button_and_the_focus_ring(browser, server_url):
+    context, page = live_page(browser, server_url, forced_colors="active")
+    try:
+        chosen = page.evaluate_handle(DEEP, ".bk-btn-group .bk-btn.bk-active")
+        selected, backgrounds = chosen.evaluate(
+            """(chosen) => {
+              // The reader's SelectedItem colour, as the browser resolves it in this root.
+              const probe = document.createElement('i');
+              probe.style.background = 'SelectedItem';
+              chosen.getRootNode().append(probe);
+              const selected = getComputedStyle(probe).backgroundColor;
+              probe.remove();
+              const row = [...chosen.parentElement.querySelectorAll('.bk-btn')];
+              const colours = row.map((b) => [b === chosen, getComputedStyle(b).backgroundColor]);
+              return [selected, colours];
+            }"""
+        )
+        chosen.focus()
+        page.keyboard.press("ArrowRight")  # moves the choice and shows the focus ring
+        ring = page.evaluate(
+            """() => {
+              let el = document.activeElement;
+              while (el && el.shadowRoot && el.shadowRoot.activeElement) {
+                el = el.shadowRoot.activeElement;
+              }
+              const style = getComputedStyle(el);
+              return [style.outlineStyle, parseFloat(style.outlineWidth)];
+            }"""
+        )
+        toggle = page.get_by_role("button", name="Dark mode")
+        toggle.click()
+        mark = toggle.evaluate("(b) => getComputedStyle(b, '::before').content")
+    finally:
+        context.close()
+    assert all((colour == selected) == is_chosen for is_chosen, colour in backgrounds), (
+        selected,
+        backgrounds,
+    )
+    assert ring[0] != "none" and ring[1] >= 2, ring
+    assert "✓" in mark, mark
