@@ -60,11 +60,15 @@
     }
   }
 
-  // A slider that Bokeh disables keeps its handle focusable: say that it does nothing.
+  // A slider's handle says its value as the title shows it ("0.30"; noUiSlider's own value is
+  // the float32 0.30000001192092896). A slider that Bokeh disables keeps its handle focusable:
+  // say that it does nothing.
   function syncSliders(root) {
+    const shown = root.querySelector(".bk-slider-value")?.textContent.trim() || null;
     for (const handle of root.querySelectorAll("[role=slider]")) {
       const off = handle.closest(".noUi-target")?.hasAttribute("disabled");
       setAttr(handle, "aria-disabled", off ? "true" : null);
+      setAttr(handle, "aria-valuetext", shown);
     }
   }
 
@@ -138,6 +142,7 @@
     new MutationObserver(() => sync(root, fallback)).observe(root, {
       subtree: true,
       childList: true,
+      characterData: true,
       attributes: true,
       attributeFilter: ["class", "disabled", "tabindex"],
     });
