@@ -23,6 +23,11 @@ DEEP = """(selector) => {
 }"""
 
 
+def deep(page, selector: str):
+    """The element, once drawn: a figure off screen may still be drawing when the page is live."""
+    return page.wait_for_function(DEEP, arg=selector, timeout=LIVE_TIMEOUT_MS)
+
+
 def live_page(browser, server_url, **preferences):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, **preferences)
     page = context.new_page()
@@ -39,7 +44,7 @@ def test_reduced_motion_stops_the_sliders_glide(browser, server_url, motion, dur
     the reader asked for reduced motion; the other case shows the check can tell."""
     context, page = live_page(browser, server_url, reduced_motion=motion)
     try:
-        origin = page.evaluate_handle(DEEP, ".noUi-origin")
+        origin = deep(page, ".noUi-origin")
         glide = origin.evaluate(
             """(origin) => {
               origin.closest('.noUi-target').classList.add('noUi-state-tap');
@@ -54,7 +59,7 @@ def test_reduced_motion_stops_the_sliders_glide(browser, server_url, motion, dur
 def test_forced_colours_keep_the_chosen_button_and_the_focus_ring(browser, server_url):
     context, page = live_page(browser, server_url, forced_colors="active")
     try:
-        chosen = page.evaluate_handle(DEEP, ".bk-btn-group .bk-btn.bk-active")
+        chosen = deep(page, ".bk-btn-group .bk-btn.bk-active")
         selected, backgrounds = chosen.evaluate(
             """(chosen) => {
               // The reader's SelectedItem colour, as the browser resolves it in this root.

@@ -1,0 +1,101 @@
+"""Every control on every page with figures, as a screen reader gets it: Chromium's own
+accessibility tree, read through the DevTools protocol. Each control has a role and a name;
+each slider, select and text box a value (a slider's as its title shows it); each radio its
+checked state and each toggle its pressed state; and the tree follows the reader's changes."""
+
+import pytest
+
+import pages
+
+pytestmark = pytest.mark.browser
+WITH_FIGURES = [p.SLUG + "/" for p in pages.all_pages() if pages.placed_figures(p.TEMPLATE)]
+CONTROLS = {"slider", "combobox", "textbox", "spinbutton", "button", "radio", "checkbox", "switch"}
+POST1 = pages.posts()[0].SLUG + "/"
+
+
+def controls(page) -> list[dict]:
+    """The tree's controls, each as role, name, value and its ARIA properties."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+    found = []
+    for node in nodes:
+        role = node["role"].get("value")
+        if node.get("ignored") or role not in CONTROLS:
+            continue
+        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+        name = node.get("name", {}).get("value", "")
+        value = node.get("value", {}).get("value")
+        found.append({"role": role, "name": name, "value": value, **props})
+    return found
+
+
+def named(page, role: str, name: str) -> dict:
+    [node] = [c for c in controls(page) if c["role"] == role and c["name"] == name]
+    return node
+
+
+@pytest.fixture(scope="module")
+def live(visit):
+    opened = {}
+    for path in WITH_FIGURES:
+        v = visit(path)
+        v.wait_for("live")
+        opened[path] = v.page
+    return opened
+
+
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_every_control_has_a_name_a_value_and_its_state(live, path):
+    found = controls(live[path])
+    assert found, "no controls in the tree"
+    wrong = []
+    for c in found:
+        if not c["name"].strip():
+            wrong.append(f"a {c['role']} without a name")
+        if c["role"] == "slider" and not (c.get("valuetext") or "").strip():
+            wrong.append(f"slider {c['name']!r} says no value in words")
+        if c["role"] in ("combobox", "textbox", "spinbutton") and c["value"] in (None, ""):
+            wrong.append(f"{c['role']} {c['name']!r} has no value")
+        if c["role"] == "radio" and c.get("checked") not in ("true", "false"):
+            wrong.append(f"radio {c['name']!r} says neither checked nor not")
+        if c["role"] == "combobox" and "expanded" not in c:
+            wrong.append(f"combobox {c['name']!r} says neither expanded nor collapsed")
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_slider_says_its_new_value_as_its_title_shows_it(live):
+    page = live[POST1]
+    name = "Sequence length T"
+    before = named(page, "slider", name)
+    page.get_by_role("slider", name=name).focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(
+        """([name, before]) => {
+          const find = (root) => {
+            for (const el of root.querySelectorAll('*')) {
+              if (el.getAttribute('aria-label') === name) return el;
+              const inner = el.shadowRoot && find(el.shadowRoot);
+              if (inner) return inner;
+            }
+            return null;
+          };
+          return find(document.body)?.getAttribute('aria-valuetext') !== before;
+        }""",
+        arg=[name, before["valuetext"]],
+    )
+    after = named(page, "slider", name)
+    assert after["valuetext"] != before["valuetext"]
+    assert float(after["valuetext"].replace(",", "")) == after["value"]
+
+
+def test_a_select_says_its_new_value(live):
+    page = live[POST1]
+    select = page.get_by_role("combobox", name="Token to scale")
+    before = named(page, "combobox", "Token to scale")["value"]
+    options = select.locator("option").all_inner_texts()
+    choice = next(o for o in options if o != before)
+    select.select_option(label=choice)
+    assert named(page, "combobox", "Token to scale")["value"] == choice
