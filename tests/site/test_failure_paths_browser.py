@@ -261,3 +261,30 @@ def test_a_worker_failing_after_going_live_disables_until_retry(visit, fault, wh
     v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
     expect(v.readout_locator("matmul-scores", "scores")).to_have_text(step_scores())
     console.assert_clean(expected)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "broken"),
+    [
+        ("**/site-packages.bin.zst", True),
+        ("**/pyodide.asm.wasm.zst", True),
+        ("**/python_stdlib.zip.zst", True),
+        ("**/zstd-decoder.wasm", False),  # blocked: nothing of the snapshot can be unpacked
+    ],
+    ids=["files-bundle", "runtime-wasm", "standard-library", "decoder"],
+)
+def test_a_snapshot_that_cannot_be_unpacked_leaves_no_uncaught_error(visit, pattern, broken):
+    """The page starts the ordinary way instead, and goes live: the files it could not unpack
+    are reported once, by the fallback's reason, never as unhandled rejections."""
+    v = visit(SECTION33)
+    console = Console(v.page)
+    if broken:
+        v.context.route(pattern, lambda route: route.fulfill(body=b"not a zstd stream"))
+    else:
+        v.context.route(pattern, lambda route: route.abort())
+    v.page.reload()
+    v.wait_for("live")
+    assert v.page.evaluate("() => document.documentElement.dataset.start") == "ordinary"
+    assert_controls(v.page, disabled=False, busy=False)
+    v.page.wait_for_timeout(1000)  # a late rejection of the first worker would be in by now
+    console.assert_clean()
