@@ -57,6 +57,9 @@
     for (const spin of spins) {
       const up = spin.classList.contains("bk-spin-btn-up");
       spin.setAttribute("aria-label", `${up ? "Increase" : "Decrease"} ${name}`);
+      // Bokeh steps on a mouse press, so Enter and Space do nothing here: out of the Tab order,
+      // as a native number box's arrows are; the arrow keys in the box step it instead.
+      spin.tabIndex = -1;
     }
   }
 

@@ -52,6 +52,22 @@
   const REPLAYED = ["value", "active"];
   // A figure update is quick: a worker silent this long has died or hung.
   const STALL_MS = 15_000;
+  // The phases in which Python is on its way: each figure is aria-busy, and its controls hold
+  // the reader's changes for it.
+  const WAITING = ["prerendering", "starting"];
+  // The phases in which no Python answers the controls, so they are disabled (see syncControls).
+  const DOWN = ["failed", "outdated"];
+  // Whether a Bokeh model is a control: every widget the reader operates (inputs, selects,
+  // sliders, buttons, groups of buttons or boxes, Panel's too) extends BokehJS's Control, an
+  // abstract class that its registry does not list, so it is found by name up the chain.
+  function isControl(model) {
+    for (let cls = model.constructor; cls?.prototype; cls = Object.getPrototypeOf(cls)) {
+      if (cls.__name__ === "Control") return true;
+    }
+    return false;
+  }
+  const HELD =
+    "Waiting for Python: your change is kept, and the figure recomputes it once it is live.";
 
   // The id the URL's hash names ("" for none, or for a hash that is not valid percent-encoding).
   function hashTarget() {
@@ -89,6 +105,7 @@
     earlyChanges: new Map(),
     sending: notSending(), // the reader's changes on their way to the worker
     applyingWorkerValues: 0, // > 0 while applying values the worker has, which must not echo back
+    disabledByPage: new Set(), // control models the page disabled while Python is down
   };
 
   const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
@@ -117,6 +134,8 @@
     }
     state.phase = phase;
     html.dataset.figures = SHOWN_AS[phase];
+    showBusy();
+    syncControls();
     for (const button of document.querySelectorAll("figure[data-figure] [data-view]")) {
       button.disabled = phase !== "live";
       button.title = phase === "live" ? "" : "Works once the figure is live";
@@ -143,6 +162,36 @@
           "numbers.",
       );
       for (const fig of figures) fig.querySelector(".fig-status").append(" ", reloadButton());
+    }
+  }
+
+  // Each figure (with its status line) is busy while Python is on its way, and only then.
+  function showBusy() {
+    for (const fig of figures) {
+      if (WAITING.includes(state.phase)) fig.setAttribute("aria-busy", "true");
+      else fig.removeAttribute("aria-busy");
+    }
+  }
+
+  // With Python down (failed, outdated), moving a control would change nothing, and no one can
+  // say whether it ever will: the controls are disabled, visibly and, through a11y.js's
+  // observers and the native disabled elements Bokeh draws, for assistive technology, until
+  // Retry starts Python again. While Python is on its way they stay enabled and hold the
+  // reader's changes (recordEarlyChanges), which have an end to wait for. Only the controls the
+  // page disabled are enabled again: one the figure's Python disabled stays so.
+  function syncControls() {
+    if (!DOWN.includes(state.phase)) {
+      for (const model of state.disabledByPage) model.disabled = false;
+      state.disabledByPage.clear();
+      return;
+    }
+    const docs = new Set(state.views.flatMap((m) => [...m.roots].map((v) => v.model.document)));
+    for (const doc of docs) {
+      for (const model of doc.all_models) {
+        if (model.disabled || !isControl(model)) continue;
+        model.disabled = true;
+        state.disabledByPage.add(model);
+      }
     }
   }
 
@@ -196,6 +245,7 @@
     for (const manager of state.views) for (const view of manager.roots) view.remove();
     state.views = [];
     state.prerender.docs = new Map();
+    state.disabledByPage.clear(); // those models are gone
   }
 
   // One batch of changes for the worker, which holds every figure in one document, from
@@ -265,6 +315,7 @@
       if (index < 0) return;
       const key = `${figureId}|${index}|${event.attr}`;
       state.earlyChanges.set(key, { type: event.model.type, value: event.model[event.attr], event });
+      if (WAITING.includes(state.phase)) setStatus(figureId, HELD);
     }, false);
   }
 
@@ -284,6 +335,7 @@
       const views = await embed(data[id]);
       const doc = documentOf(views);
       state.views.push(...views);
+      syncControls(); // a figure drawn after Python failed is down with the rest
       state.prerender.docs.set(id, doc);
       recordEarlyChanges(id, doc, data[id].roots);
       if (--waiting === 0) onVisible();
@@ -593,6 +645,7 @@
   }
 
   async function main() {
+    showBusy();
     wireViews();
     // Python is already starting (boot.js) on the other core while this thread draws the
     // pre-render, which is then on screen long before Python can take it over.

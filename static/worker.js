@@ -222,7 +222,10 @@ async function withUnpacked(unpacked, run) {
     const bytes = unpacked.get(String(url));
     if (!bytes) return fetch(url, init);
     const type = String(url).endsWith(".wasm") ? "application/wasm" : "application/zip";
-    return bytes.then((body) => new Response(body, { headers: { "Content-Type": type } }));
+    // A file that could not be unpacked fails the start through startFromSnapshot's race;
+    // Pyodide would leave the rejection of its own fetch unhandled, so it gets one that waits.
+    const never = () => new Promise(() => {});
+    return bytes.then((body) => new Response(body, { headers: { "Content-Type": type } }), never);
   };
   try {
     return await run();
@@ -255,6 +258,10 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
   heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
+  // Each failure is reported where the unpacked bytes are awaited (the race below, or the
+  // step before the restore); one that fails before anything awaits it, or after the start
+  // has failed of another cause, must not surface as an unhandled rejection.
+  [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
   const relinked = beforeRestore(async (M) => {
     writeFiles(M.FS, await files, config.sitePackages);
     await relink(M, snap);

@@ -122,3 +122,16 @@ def visit(browser, server_url):
     yield open_page
     for v in opened:
         v.close()
+
+
+def focus_in_tab_order(control) -> None:
+    """Focus `control`, or, when it is disabled (the figures are not live, static/page.js), its
+    place in the Tab order: its shadow host, so that Tab goes on from where it is."""
+    control.evaluate(
+        """el => {
+          if (!el.disabled) return el.focus();
+          const host = el.getRootNode().host;
+          host.tabIndex = -1;
+          host.focus();
+        }"""
+    )

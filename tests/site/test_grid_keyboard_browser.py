@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from attention.basics import dot_terms
 from attention.fixtures import TOKENS, book_inputs
 from formatting import num
+from tests.site.conftest import focus_in_tab_order
 
 pytestmark = pytest.mark.browser
 PAGE = "section-3-3/"
@@ -88,7 +89,7 @@ def press(page, key: str, fig, i: int, j: int) -> None:
 
 def test_the_score_matrix_is_one_tab_stop_walked_by_the_arrows(page):
     fig = figure(page, "score-matrix")
-    fig.get_by_label("scores ω").focus()
+    focus_in_tab_order(fig.get_by_label("scores ω"))
     # Tab lands on the pointed cell, the grid's only stop of 36 cells.
     press(page, "Tab", fig, JOURNEY, JOURNEY + 1)
     assert fig.locator('[role="grid"] [data-explain]').count() == len(TOKENS) ** 2
@@ -116,7 +117,7 @@ def test_the_score_matrix_is_one_tab_stop_walked_by_the_arrows(page):
 
 def test_the_score_row_is_one_tab_stop_walked_by_the_arrows(page):
     fig = figure(page, "matmul-scores")
-    fig.locator("select").focus()
+    focus_in_tab_order(fig.locator("select"))
     shown = fig.locator("[data-explain-out] [data-sum-line]")
     page.keyboard.press("Tab")
     for j in range(len(TOKENS)):

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from attention.basics import attend, contributions, dot_terms, query_scores, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from formatting import num, vec
-from tests.site.conftest import LIVE_TIMEOUT_MS
+from tests.site.conftest import LIVE_TIMEOUT_MS, focus_in_tab_order
 
 pytestmark = pytest.mark.browser
 PAGE = "section-3-3/"
@@ -120,7 +120,7 @@ def test_a_keyboard_user_steps_through_the_scores_and_sees_each_explanation(page
     """The score row is a grid: Tab reaches it, the arrows step along it
     (tests/site/test_grid_keyboard_browser.py tries every key)."""
     fig = figure(page, "matmul-scores")
-    fig.locator("select").focus()
+    focus_in_tab_order(fig.locator("select"))
     for j in range(len(TOKENS)):
         page.keyboard.press("ArrowRight" if j else "Tab")
         assert page.evaluate(DEEP_ACTIVE) == f"s{j}"
@@ -135,7 +135,7 @@ def test_a_keyboard_user_steps_through_the_scores_and_sees_each_explanation(page
 
 def test_a_keyboard_user_reaches_the_charts_and_the_context_rows(page):
     fig = figure(page, "normalisations-compare")
-    fig.locator("select").focus()
+    focus_in_tab_order(fig.locator("select"))
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # the second bar of the first chart: journey
     assert page.evaluate(DEEP_ACTIVE) == "t1"
@@ -143,7 +143,7 @@ def test_a_keyboard_user_reaches_the_charts_and_the_context_rows(page):
         re.compile(r"\bis-lit\b")
     )
     fig = figure(page, "context-matmul")
-    fig.locator("select").focus()
+    focus_in_tab_order(fig.locator("select"))
     page.keyboard.press("Tab")
     assert page.evaluate(DEEP_ACTIVE) == "z0"
     assert f"sum={vec(attend(X)[2][0])}".replace(" ", "") in shown(fig).replace(" ", "")
