@@ -30,7 +30,7 @@ from attention.masking import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot, refill, stacked
+from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import buttons
 from formatting import noise_text, num, vec
 
@@ -193,6 +193,7 @@ def _counter_plot(bars: ColumnDataSource):
     )
     p.xgrid.visible = False
     p.yaxis.axis_label = "weight"
+    data_table(p, bars, [("label", "score", "text"), ("weight", "softmax weight", "num")])
     return p
 
 

@@ -5,7 +5,8 @@
 // that does nothing from the keyboard. page.js calls A11y.label(slot) on a figure slot after
 // it draws the figure and after each update from Python (which may re-create widgets); the
 // states that change on a click (which button is chosen, on or off, disabled) are kept in sync
-// by observers on the shadow roots themselves.
+// by observers on the shadow roots themselves. Each plot's data is also drawn as a table, in a
+// disclosure after the figure's plots, and redrawn on each such call.
 (() => {
   "use strict";
 
@@ -171,13 +172,125 @@
   }
 
   // A plot is a picture to assistive technology: one image with its title as its name.
-  function namePlots(hosts, fallback) {
-    if (!hosts.length) return;
-    const views = plotViews();
+  function namePlots(hosts, fallback, views) {
     for (const host of hosts) {
       setAttr(host, "role", "img");
       setAttr(host, "aria-label", plotName(views.get(host), fallback));
     }
+  }
+
+  // ---- Each plot's data as a table (figures/plots.py's data_table and data_grid tag it) ----
+
+  const DATA_TAG = "data-table:";
+
+  // Python's f"{x:.{digits}f}": toFixed rounds an exact tie away from zero, Python to even.
+  function fixed(x, digits) {
+    const text = x.toFixed(digits);
+    const exact = x.toFixed(digits + 20); // exact for any double below 1e12 at this length
+    if (!/50{19}$/.test(exact)) return text;
+    const down = exact.slice(0, -20); // the tie rounded toward zero
+    return Number(down.at(-1)) % 2 === 0 ? down.replace(/\.$/, "") : text;
+  }
+
+  const sci = (x, digits) => x.toExponential(digits);
+
+  // formatting/__init__.py's num, integer and magnitude_text: a table prints a readout's digits.
+  function num(x) {
+    if (Number.isNaN(x)) return "NaN";
+    if (!Number.isFinite(x)) return x > 0 ? "∞" : "−∞";
+    if (Math.abs(x) >= 1e12) return sci(x, 3);
+    const text = fixed(x, 4);
+    return text === "-0.0000" ? "0.0000" : text;
+  }
+  const FORMATS = {
+    text: (v) => String(v ?? "").trim(),
+    num: (v) => num(Number(v)),
+    int: (v) => (Number.isFinite(Number(v)) ? Math.trunc(v).toLocaleString("en-US") : num(v)),
+    mag: (v) => {
+      const x = Number(v);
+      if (x === 0) return "0";
+      if (Number.isFinite(x) && !(Math.abs(x) >= 1e-3 && Math.abs(x) < 1e4)) return sci(x, 1);
+      return num(x);
+    },
+  };
+
+  function dataSpec(model) {
+    const tag = (model?.tags ?? []).find((t) => typeof t === "string" && t.startsWith(DATA_TAG));
+    return tag ? JSON.parse(tag.slice(DATA_TAG.length)) : null;
+  }
+
+  function cell(row, text, scope = "") {
+    const el = document.createElement(scope ? "th" : "td");
+    if (scope) el.scope = scope;
+    el.textContent = text;
+    row.append(el);
+  }
+
+  // The table of one plot: caption its name, a header row, a row per data row (or grid row).
+  function dataTable(name, spec, model) {
+    const source = model.renderers[spec.renderer]?.data_source;
+    const column = (field) => source?.get_column?.(field) ?? source?.data?.[field] ?? [];
+    const table = document.createElement("table");
+    table.createCaption().textContent = name;
+    const head = table.createTHead().insertRow();
+    const body = table.createTBody();
+    if (spec.grid) {
+      const values = column(spec.grid);
+      for (const text of [spec.corner, ...spec.cols]) cell(head, text, "col");
+      spec.rows.forEach((rowName, i) => {
+        const row = body.insertRow();
+        cell(row, rowName, "row");
+        spec.cols.forEach((_, j) => {
+          const v = values[i * spec.cols.length + j];
+          const blank = v === undefined || (typeof v === "number" && Number.isNaN(v));
+          cell(row, blank ? "" : FORMATS[spec.format](v)); // blank, as drawn
+        });
+      });
+      return table;
+    }
+    const named = Array.isArray(spec.rows);
+    if (named) cell(head, spec.row_header, "col");
+    for (const [, header] of spec.columns) cell(head, header, "col");
+    const data = spec.columns.map(([field]) => column(field));
+    const length = Math.max(0, ...data.map((values) => values.length));
+    for (let i = 0; i < length; i++) {
+      const row = body.insertRow();
+      if (named) cell(row, spec.rows[i] ?? "", "row");
+      spec.columns.forEach(([, , format], k) => {
+        cell(row, FORMATS[format](data[k][i]), !named && k === 0 ? "row" : "");
+      });
+    }
+    return table;
+  }
+
+  // The figure's plots' tables, in a "Data" disclosure after its plots: a sighted keyboard
+  // reader can open it too, and a screen reader meets it right after the plots it reads out.
+  // Tables whose text is unchanged stay in place, so a reader inside one keeps their place.
+  function drawTables(slot, hosts, views) {
+    const figure = slot.closest("figure") ?? slot.parentElement;
+    const tables = [];
+    for (const host of hosts) {
+      const model = views.get(host)?.model;
+      const spec = dataSpec(model);
+      if (spec) tables.push(dataTable(host.getAttribute("aria-label"), spec, model));
+    }
+    let box = figure.querySelector(":scope > details.fig-data");
+    if (!tables.length) return box?.remove();
+    if (!box) {
+      box = document.createElement("details");
+      box.className = "fig-data";
+      const summary = document.createElement("summary");
+      const many = tables.length > 1;
+      summary.textContent = many ? "Data: the plots as tables" : "Data: the plot as a table";
+      box.append(summary);
+      slot.after(box);
+    }
+    const old = [...box.querySelectorAll(":scope > table")];
+    tables.forEach((table, i) => {
+      if (!old[i]) box.append(table);
+      else if (old[i].outerHTML !== table.outerHTML) old[i].replaceWith(table);
+    });
+    for (const extra of old.slice(tables.length)) extra.remove();
   }
 
   // Label every control and plot in a figure slot, walking each open shadow root in it.
@@ -196,7 +309,9 @@
       watch(root, fallback);
     };
     visit(slot);
-    namePlots(plots, fallback);
+    const views = plots.length ? plotViews() : new Map();
+    namePlots(plots, fallback, views);
+    drawTables(slot, plots, views);
   }
 
   window.A11y = { label };
