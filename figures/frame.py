@@ -57,9 +57,14 @@ DARK_WIDGETS = """
 :host(.solid) .bk-btn.bk-btn-primary { color: var(--design-primary-text-color, #fff); }
 .bk-input-group > .bk-spin-wrapper input { min-height: 48px; }
 .bk-input-group > .bk-spin-wrapper > .bk-spin-btn { min-height: 24px; min-width: 24px; }
+.fig-input-message { margin: 2px 0 0; font: 0.75rem/1.3 system-ui, sans-serif;
+  color: light-dark(#b91c1c, #fca5a5); }
+.fig-input-message:empty { display: none; }
+input[aria-invalid="true"] { border-color: light-dark(#b91c1c, #fca5a5); }
 """
-# The last two rules: a number box's up and down buttons are stacked halves of its height, so
-# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8).
+# The two spin rules: a number box's up and down buttons are stacked halves of its height, so
+# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The last
+# three: what a number box says under it about an entry it cannot take (static/a11y.js).
 
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)

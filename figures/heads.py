@@ -241,11 +241,12 @@ def _plots() -> tuple[list, Callable[[State], None]]:
 
 def view() -> pn.viewable.Viewable:
     """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
-    # No start/end on the boxes: the browser would drop an out-of-range entry without a word,
-    # so every entry reaches draw(), which says what the range is.
-    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, width=110)
-    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, width=110)
-    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, width=110)
+    # The boxes' range travels to the page, where a box says it next to an entry outside it
+    # (static/a11y.js); draw() still refuses any size out of range, in words.
+    size = {"start": 1, "end": MAX_SIZE, "width": 110}
+    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, **size)
+    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, **size)
+    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, **size)
     book = button("Book toy (3, 2, 2 heads)")
     gpt2 = button("GPT-2 small (768, 768, 12 heads)")
     plots, show = _plots()

@@ -144,15 +144,15 @@
     });
   }
 
-  // Every plot view on the page, by its element (Bokeh draws a plot's title on the canvas, so
-  // its text is only in the model).
-  function plotViews() {
+  // Every BokehJS view on the page, by its element: a plot's title and a number box's kind
+  // and range live only in its model.
+  function bokehViews() {
     const views = new Map();
     const seen = new Set();
     const walk = (view) => {
       if (!view || seen.has(view)) return;
       seen.add(view);
-      if (view.model?.type === "Figure" && view.el) views.set(view.el, view);
+      if (view.el) views.set(view.el, view);
       for (const child of view.child_views ?? []) walk(child);
     };
     for (const view of window.Bokeh?.index?.roots ?? []) walk(view);
@@ -293,23 +293,97 @@
     for (const extra of old.slice(tables.length)) extra.remove();
   }
 
+  // ---- Number boxes that say what they expect ----
+  // Bokeh's number box drops a character it does not expect without a word, sends an emptied
+  // box to Python as no value, and puts the last value back when the box loses focus. Here a
+  // box keeps what the reader typed; an entry that is not a number of the box's kind and range
+  // says so next to the box (a live region the box names as its description, the box marked
+  // invalid) and never reaches the model, so the figure stays at its last good state.
+
+  const NUMBER_BOX = /(^|\s)bk-(Spinner|NumericInput)(\s|$)/;
+  const MESSAGE_ID = "fig-input-message"; // one per shadow root, so one id serves every box
+
+  function expectation(model) {
+    const whole = model.mode === "int";
+    const kind = whole ? "a whole number" : "a number";
+    const { low, high } = model;
+    const show = (x) => (whole ? Math.trunc(x).toLocaleString("en-US") : String(x));
+    if (low != null && high != null) return `Type ${kind} from ${show(low)} to ${show(high)}.`;
+    if (low != null) return `Type ${kind} of at least ${show(low)}.`;
+    if (high != null) return `Type ${kind} of at most ${show(high)}.`;
+    return `Type ${kind}.`;
+  }
+
+  // Whether `text` is a number the box takes: of its kind (whole or not), finite, in range.
+  function acceptable(text, model) {
+    const form =
+      model.mode === "int" ? /^\s*[-+]?\d+\s*$/ : /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+    if (!form.test(text)) return false;
+    const x = Number(text);
+    const { low, high } = model;
+    return Number.isFinite(x) && !(low != null && x < low) && !(high != null && x > high);
+  }
+
+  function guardNumberBox(root, model) {
+    const input = root.querySelector("input");
+    if (!input || !model || input.dataset.a11yGuard) return;
+    input.dataset.a11yGuard = "1";
+    const message = document.createElement("p");
+    message.id = MESSAGE_ID;
+    message.className = MESSAGE_ID;
+    message.setAttribute("aria-live", "polite");
+    (input.closest(".bk-input-group") ?? input).after(message);
+    const show = (bad) => {
+      setAttr(input, "aria-invalid", bad ? "true" : null);
+      setAttr(input, "aria-describedby", bad ? MESSAGE_ID : null);
+      const text = bad ? expectation(model) : "";
+      if (message.textContent !== text) message.textContent = text;
+    };
+    const ok = () => acceptable(input.value, model);
+    // Capture on the shadow root runs before Bokeh's own listeners on the box: stopping the
+    // event there keeps the reader's text, and keeps a bad entry from the model.
+    root.addEventListener(
+      "input",
+      (event) => {
+        if (event.target !== input) return;
+        event.stopPropagation();
+        if (input.hasAttribute("aria-invalid") && ok()) show(false);
+      },
+      true,
+    );
+    for (const type of ["change", "focusout"]) {
+      root.addEventListener(
+        type,
+        (event) => {
+          if (event.target !== input) return;
+          show(!ok());
+          if (!ok()) event.stopPropagation();
+        },
+        true,
+      );
+    }
+    // A value set by a spin button, an arrow key, Reset or a link is a good entry.
+    model.properties.value.change.connect(() => show(!ok()));
+  }
+
   // Label every control and plot in a figure slot, walking each open shadow root in it.
   function label(slot) {
     if (!slot) return;
     const fallback = figureName(slot);
     const plots = [];
+    const views = bokehViews();
     const visit = (root) => {
       for (const el of root.querySelectorAll("*")) {
         if (el.classList.contains(PLOT)) plots.push(el);
         if (el.shadowRoot) visit(el.shadowRoot);
       }
       if (!root.host) return;
+      if (NUMBER_BOX.test(hostClass(root))) guardNumberBox(root, views.get(root.host)?.model);
       nameInputs(root, fallback);
       sync(root, fallback);
       watch(root, fallback);
     };
     visit(slot);
-    const views = plots.length ? plotViews() : new Map();
     namePlots(plots, fallback, views);
     drawTables(slot, plots, views);
   }
