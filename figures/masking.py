@@ -242,11 +242,17 @@ def view() -> pn.viewable.Viewable:
     readout, message_pane = pane(), pane()
     weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {routes().d_k}.")
 
+    good_row = [DEFAULT.row_text]  # the last row that could be drawn
+
     def draw() -> str:
-        state = State(int(step.value), fill.value, row_text.value)
+        typed = State(int(step.value), fill.value, row_text.value)
+        if not message(typed):
+            good_row[0] = typed.row_text
+        # A row that cannot be drawn leaves the bars and their readout at the last good one.
+        state = typed._replace(row_text=good_row[0])
         show(state)
         readout.object = readout_html(readouts(state))
-        return message_html(message(state))
+        return message_html(message(typed))
 
     recompute((step, fill, row_text), message_pane, draw)
     return frame([step, fill, row_text], plots, stacked(readout, weight_set), message_pane)

@@ -293,7 +293,7 @@
     for (const extra of old.slice(tables.length)) extra.remove();
   }
 
-  // ---- Number boxes that say what they expect ----
+  // ---- Number and text boxes that say what they expect ----
   // Bokeh's number box drops a character it does not expect without a word, sends an emptied
   // box to Python as no value, and puts the last value back when the box loses focus. Here a
   // box keeps what the reader typed; an entry that is not a number of the box's kind and range
@@ -324,22 +324,40 @@
     return Number.isFinite(x) && !(low != null && x < low) && !(high != null && x > high);
   }
 
-  function guardNumberBox(root, model) {
-    const input = root.querySelector("input");
-    if (!input || !model || input.dataset.a11yGuard) return;
-    input.dataset.a11yGuard = "1";
+  // A message under a box, in the box's shadow root: a live region that the box names as its
+  // description while the box is marked invalid. Returns the function that sets its text.
+  function boxMessage(input) {
     const message = document.createElement("p");
     message.id = MESSAGE_ID;
     message.className = MESSAGE_ID;
     message.setAttribute("aria-live", "polite");
     (input.closest(".bk-input-group") ?? input).after(message);
-    const show = (bad) => {
-      setAttr(input, "aria-invalid", bad ? "true" : null);
-      setAttr(input, "aria-describedby", bad ? MESSAGE_ID : null);
-      const text = bad ? expectation(model) : "";
+    return (text) => {
+      setAttr(input, "aria-invalid", text ? "true" : null);
+      setAttr(input, "aria-describedby", text ? MESSAGE_ID : null);
       if (message.textContent !== text) message.textContent = text;
     };
-    const ok = () => acceptable(input.value, model);
+  }
+
+  // The boxes guarded so far: a box's shadow root -> {problem: what is wrong with its text as
+  // the page sees it ("" when nothing), say: sets its message}.
+  const boxes = new WeakMap();
+  const lastBox = new WeakMap(); // figure slot -> the box the reader changed last
+
+  // Python reads a box's entry too, and may refuse it in the figure's warning (keeping the
+  // figure at its last good state): that warning is repeated under the box the reader changed
+  // last, until the figure has none or the box has a problem of its own to say.
+  function sayLastBox(slot, warning) {
+    const box = boxes.get(lastBox.get(slot));
+    if (box) box.say(box.problem() || warning);
+  }
+
+  function guardNumberBox(root, model, slot) {
+    const input = root.querySelector("input");
+    if (!input || !model || boxes.has(root)) return;
+    const say = boxMessage(input);
+    const problem = () => (acceptable(input.value, model) ? "" : expectation(model));
+    boxes.set(root, { problem, say });
     // Capture on the shadow root runs before Bokeh's own listeners on the box: stopping the
     // event there keeps the reader's text, and keeps a bad entry from the model.
     root.addEventListener(
@@ -347,7 +365,7 @@
       (event) => {
         if (event.target !== input) return;
         event.stopPropagation();
-        if (input.hasAttribute("aria-invalid") && ok()) show(false);
+        if (input.hasAttribute("aria-invalid") && !problem()) say("");
       },
       true,
     );
@@ -356,14 +374,25 @@
         type,
         (event) => {
           if (event.target !== input) return;
-          show(!ok());
-          if (!ok()) event.stopPropagation();
+          if (type === "change") lastBox.set(slot, root);
+          say(problem());
+          if (problem()) event.stopPropagation();
         },
         true,
       );
     }
     // A value set by a spin button, an arrow key, Reset or a link is a good entry.
-    model.properties.value.change.connect(() => show(!ok()));
+    model.properties.value.change.connect(() => say(problem()));
+  }
+
+  // A text box's entry only Python reads: what it says is the figure's warning.
+  const TEXT_BOX = /(^|\s)bk-(panel-models-widgets-)?TextInput(\s|$)/;
+
+  function guardTextBox(root, slot) {
+    const input = root.querySelector("input");
+    if (!input || boxes.has(root)) return;
+    boxes.set(root, { problem: () => "", say: boxMessage(input) });
+    input.addEventListener("change", () => lastBox.set(slot, root));
   }
 
   // Label every control and plot in a figure slot, walking each open shadow root in it.
@@ -372,18 +401,23 @@
     const fallback = figureName(slot);
     const plots = [];
     const views = bokehViews();
+    let warning = "";
     const visit = (root) => {
       for (const el of root.querySelectorAll("*")) {
         if (el.classList.contains(PLOT)) plots.push(el);
         if (el.shadowRoot) visit(el.shadowRoot);
       }
       if (!root.host) return;
-      if (NUMBER_BOX.test(hostClass(root))) guardNumberBox(root, views.get(root.host)?.model);
+      warning ||= root.querySelector(".fig-message-warning")?.textContent.trim() ?? "";
+      const model = views.get(root.host)?.model;
+      if (NUMBER_BOX.test(hostClass(root))) guardNumberBox(root, model, slot);
+      else if (TEXT_BOX.test(hostClass(root))) guardTextBox(root, slot);
       nameInputs(root, fallback);
       sync(root, fallback);
       watch(root, fallback);
     };
     visit(slot);
+    sayLastBox(slot, warning);
     namePlots(plots, fallback, views);
     drawTables(slot, plots, views);
   }
