@@ -23,7 +23,7 @@ from attention.cost import (
     score_matrix_bytes,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot, refill, stacked
+from figures.plots import data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, buttons
 from formatting import bytes_text, hours_text, integer, num, ratio_text, seconds_text
 
@@ -77,12 +77,15 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     ]
 
 
-def _log_plot(title: str, curve: ColumnDataSource, here: ColumnDataSource, y_label: str):
+def _log_plot(
+    title: str, curve: ColumnDataSource, here: ColumnDataSource, y_label: str, y_format: str
+):
     p = plot(title, height=260, x_axis_type="log", y_axis_type="log")
     p.line(x="n", y="y", source=curve, color=MUTED, line_width=2)
     p.scatter(x="n", y="y", source=here, size=11, color=ACCENT)
     p.xaxis.axis_label = "context length T (tokens)"
     p.yaxis.axis_label = y_label
+    data_table(p, curve, [("n", "context length T", "int"), ("y", y_label, y_format)])
     return p
 
 
@@ -92,7 +95,7 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     memory_here = ColumnDataSource({"n": [], "y": []})
     time_curve = ColumnDataSource({"n": list(LENGTHS), "y": [scaled_time(n)[0] for n in LENGTHS]})
     time_here = ColumnDataSource({"n": [], "y": []})
-    memory_plot = _log_plot("one head's score matrix", memory_curve, memory_here, "bytes")
+    memory_plot = _log_plot("one head's score matrix", memory_curve, memory_here, "bytes", "int")
     card_line = Span(
         dimension="width", location=card_bytes(CARD_GIB), line_dash="dashed", line_color=INK
     )
@@ -102,6 +105,7 @@ def _plots() -> tuple[list, Callable[[State], None]]:
         time_curve,
         time_here,
         "seconds",
+        "mag",
     )
 
     def show(state: State) -> None:

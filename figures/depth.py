@@ -21,7 +21,7 @@ from attention.depth import (
 )
 from attention.fixtures import GPT2_CONTEXT
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, labelled_points, note, plot, refill
+from figures.plots import data_table, integer_ticker, labelled_points, note, plot, refill
 from formatting import integer, num, power_of_ten
 
 TITLE = "How far back the gradient walks"
@@ -117,6 +117,9 @@ def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
     p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
     p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
     labelled_points(p, here, "T", "depth", "color")
+    # The lines run from end to end of the axis: the data a reader wants is at their T.
+    columns = [("T", "sequence length T", "int"), ("depth", "layers crossed", "int")]
+    data_table(p, here, columns, rows=["recurrent", "attention"], row_header="path")
     p.legend.location = "top_left"
     p.xaxis.axis_label = "sequence length T"
     p.yaxis.axis_label = "layers crossed (a count)"
@@ -128,6 +131,7 @@ def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
     p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
     p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
     labelled_points(p, here, "T", "log10", ACCENT)
+    data_table(p, here, [("T", "sequence length T", "int"), ("text", "factor^T", "text")])
     p.yaxis.ticker = integer_ticker()
     p.yaxis.formatter = PrintfTickFormatter(format="1e%d")
     p.xaxis.axis_label = "sequence length T"

@@ -25,7 +25,7 @@ from attention.scaling import (
     post_sweep,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import note, plot, refill, stacked
+from figures.plots import data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, Resample, buttons
 from formatting import integer, peak_text, percent, sci, std_text
 
@@ -60,6 +60,15 @@ def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnD
     p.y_range = Range1d(0.5, np.sqrt(SWEEP_D_KS[-1]) * 2)
     p.xaxis.axis_label = "d_k"
     p.yaxis.axis_label = "standard deviation"
+    data_table(
+        p,
+        points,
+        [
+            ("d_k", "d_k", "int"),
+            ("raw", "std of q·k", "mag"),
+            ("scaled", "std of q·k / √d_k", "mag"),
+        ],
+    )
     _legend_above(p)
     return p
 
@@ -110,6 +119,17 @@ def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
     p.xaxis.axis_label = "d_k"
     p.xaxis.major_label_orientation = 0.8
     p.xgrid.visible = False
+    data_table(
+        p,
+        bars,
+        [
+            ("label", "d_k", "text"),
+            ("raw", "median peak, divisor 1", "mag"),
+            ("raw_mean", "mean peak, divisor 1", "mag"),
+            ("scaled", "median peak, divisor √d_k", "mag"),
+            ("scaled_mean", "mean peak, divisor √d_k", "mag"),
+        ],
+    )
     _legend_above(p)
     return p
 
@@ -120,6 +140,7 @@ def _row_plot(row: ColumnDataSource):
     p.vbar(x="key", top="weight", width=0.7, color=INK, source=row)
     p.xgrid.visible = False
     p.yaxis.axis_label = "weight"
+    data_table(p, row, [("key", "key", "text"), ("weight", "softmax weight", "num")])
     return p
 
 

@@ -30,7 +30,7 @@ from attention.fixtures import TOKENS
 from attention.masking import book_causal_weights
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot, refill, stacked
+from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import Resample, switch
 from formatting import integer, num, percent, vec
 
@@ -61,6 +61,15 @@ def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
     )
     p.xgrid.visible = False
     p.yaxis.axis_label = y_label
+    data_table(
+        p,
+        source,
+        [
+            ("row", "row", "text"),
+            ("observed", f"{y_label}, this run", "num"),
+            ("expected", f"{y_label}, expected", "num"),
+        ],
+    )
     # One line across the top, above the tallest bar a row can have (1), so it hides none.
     p.legend.location = "top_center"
     p.legend.orientation = "horizontal"

@@ -26,7 +26,7 @@ from attention.analysis import (
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, choice, note, outline, plot, refill
+from figures.plots import TOKEN_COLORS, bar_chart, choice, data_table, note, outline, plot, refill
 from formatting import num, percent, vec
 
 TITLE = "Softmax weights against a flat average"
@@ -176,6 +176,8 @@ def _plane_plot(
         p.add_tools(HoverTool(renderers=[diamonds], tooltips=[("context vector of", "@label")]))
     p.xaxis.axis_label = "main direction of spread"
     p.yaxis.axis_label = "second direction"
+    columns = [("label", "context vector of", "text"), ("x", "main direction", "num")]
+    data_table(p, outputs, [*columns, ("y", "second direction", "num")])
     return p
 
 

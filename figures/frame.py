@@ -57,11 +57,16 @@ DARK_WIDGETS = """
 :host(.solid) .bk-btn.bk-btn-primary { color: var(--design-primary-text-color, #fff); }
 .bk-input-group > .bk-spin-wrapper input { min-height: 48px; }
 .bk-input-group > .bk-spin-wrapper > .bk-spin-btn { min-height: 24px; min-width: 24px; }
+.fig-input-message { margin: 2px 0 0; font: 0.75rem/1.3 system-ui, sans-serif;
+  color: light-dark(#b91c1c, #fca5a5); }
+.fig-input-message:empty { display: none; }
+input[aria-invalid="true"] { border-color: light-dark(#b91c1c, #fca5a5); }
 :host { min-width: 0; max-width: calc(100% - 20px); flex-shrink: 1; }
 """
-# The last two rules: a number box's up and down buttons are stacked halves of its height, so
-# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The last:
-# a widget Panel sizes at 300 px shrinks to the row, margins included, on a 320 px screen.
+# The two spin rules: a number box's up and down buttons are stacked halves of its height, so
+# the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The next
+# three: what a number box says under it about an entry it cannot take (static/a11y.js). The
+# last: a widget Panel sizes at 300 px shrinks to its row, margins included, on a 320 px screen.
 
 # What the reader's system asks for, inside the widgets: no motion when reduced motion is asked
 # for (a slider's handle glides to a click, a date menu fades in); in forced colours (Windows'

@@ -37,7 +37,7 @@ from attention.grouped import (
 from attention.heads import multihead_split
 from attention.models import Model
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, note, outline, plot, refill, stacked
+from figures.plots import TOKEN_COLORS, bar_chart, data_table, note, outline, plot, refill, stacked
 from figures.widgets import Presets, button
 from formatting import bytes_text, integer, noise_text, percent
 
@@ -168,6 +168,9 @@ def stripes(heads: int, kv_heads: int) -> tuple[dict, dict]:
         "top": [2.25] * heads + [1.0] * kv_heads,
         "color": [KV_COLORS[g % len(KV_COLORS)] for g in owner]
         + [KV_COLORS[g % len(KV_COLORS)] for g in range(kv_heads)],
+        # Not drawn: the stripes' data table (a screen reader's view of the colours).
+        "head": [f"q{h + 1}" for h in range(heads)] + [f"kv{g + 1}" for g in range(kv_heads)],
+        "reads": [f"kv{g + 1}" for g in owner] + ["(itself)"] * kv_heads,
     }
     q_text = [f"q{h + 1}" for h in range(heads)] if heads <= LABELLED else []
     kv_text = [f"kv{g + 1}" for g in range(kv_heads)] if kv_heads <= LABELLED else []
@@ -208,6 +211,7 @@ def _stripe_plot(quads: ColumnDataSource, labels: ColumnDataSource):
     p.yaxis.ticker = FixedTicker(ticks=[0.5, 1.75])
     p.yaxis.major_label_overrides = {0.5: "K/V heads", 1.75: "query heads"}
     p.xaxis.axis_label = "query head"
+    data_table(p, quads, [("head", "head", "text"), ("reads", "K/V head it reads", "text")])
     p.xaxis.visible = False
     p.grid.visible = False
     p.axis.axis_line_color = None
@@ -229,6 +233,8 @@ def _plots() -> tuple[list, Callable[[Model, int], None]]:
         "bytes",
         "bytes per token",
         tooltips=[("K/V heads", "@label"), ("bytes per token", "@bytes{0,0}")],
+        x_label="K/V heads",
+        value_format="int",
     )
     cache_plot.xaxis.axis_label = "K/V heads"
 

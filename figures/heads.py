@@ -29,7 +29,7 @@ from attention.heads import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
 from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import integer_ticker, note, plot, refill, stacked
+from figures.plots import data_table, integer_ticker, note, plot, refill, stacked
 from figures.widgets import Presets, button
 from formatting import integer, root_text, shape_text
 
@@ -168,7 +168,12 @@ def legend_html(state: State) -> str:
     )
 
 
-def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: ColumnDataSource):
+def _stripe_plot(
+    image: ColumnDataSource,
+    bounds: ColumnDataSource,
+    labels: ColumnDataSource,
+    split: ColumnDataSource,
+):
     p = plot("W_query, columns coloured by head", height=220)
     p.x_range, p.y_range = Range1d(0, 1), Range1d(0, 1)
     p.image_rgba(image="image", x=0, y=0, dw="dw", dh="dh", source=image)
@@ -183,6 +188,11 @@ def _stripe_plot(image: ColumnDataSource, bounds: ColumnDataSource, labels: Colu
         text_font_size="11px",
         text_color=INK,
     )
+    # The stripes' data table: each head's columns. The colours show it; this renderer, never
+    # drawn, carries it to the page for a screen reader.
+    p.scatter(x="first", y=0, source=split, visible=False)
+    columns = [("first", "first column", "int"), ("last", "last column", "int")]
+    data_table(p, split, [("head", "head", "text"), *columns])
     p.xaxis.axis_label = "output column (d_out)"
     p.yaxis.axis_label = "input row (d_in)"
     p.xaxis.ticker = integer_ticker()
@@ -196,7 +206,8 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     image = ColumnDataSource({"image": [], "dw": [], "dh": []})
     bounds = ColumnDataSource({"x": [], "top": []})
     labels = ColumnDataSource({"x": [], "y": [], "text": []})
-    stripe_plot = _stripe_plot(image, bounds, labels)
+    split_source = ColumnDataSource({"head": [], "first": [], "last": []})
+    stripe_plot = _stripe_plot(image, bounds, labels, split_source)
 
     def show(state: State) -> None:
         n_in, n_out, _ = sizes(state)
@@ -215,17 +226,27 @@ def _plots() -> tuple[list, Callable[[State], None]]:
                 "text": [f"head {h + 1}" for h in range(len(named))],
             },
         )
+        heads = split or []
+        refill(
+            split_source,
+            {
+                "head": [f"head {h + 1}" for h in range(len(heads))],
+                "first": [start + 1 for start, _ in heads],  # counted from 1
+                "last": [stop for _, stop in heads],
+            },
+        )
 
     return [stripe_plot], show
 
 
 def view() -> pn.viewable.Viewable:
     """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
-    # No start/end on the boxes: the browser would drop an out-of-range entry without a word,
-    # so every entry reaches draw(), which says what the range is.
-    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, width=110)
-    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, width=110)
-    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, width=110)
+    # The boxes' range travels to the page, where a box says it next to an entry outside it
+    # (static/a11y.js); draw() still refuses any size out of range, in words.
+    size = {"start": 1, "end": MAX_SIZE, "width": 110}
+    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, **size)
+    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, **size)
+    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, **size)
     book = button("Book toy (3, 2, 2 heads)")
     gpt2 = button("GPT-2 small (768, 768, 12 heads)")
     plots, show = _plots()

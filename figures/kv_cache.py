@@ -21,7 +21,7 @@ from attention.kv_cache import STAGES, book_generation, kv_cache_bytes, total_wo
 from attention.models import LLAMA2_7B, MODELS, by_name
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot, refill, stacked
+from figures.plots import data_grid, data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, switch
 from formatting import bytes_text, integer, noise_text, vec, words
 
@@ -179,6 +179,8 @@ def _work_plot(source: ColumnDataSource):
     p.xaxis.major_label_overrides = {t: TOKENS[t - 1] for t in range(1, T + 1)}
     p.xaxis.axis_label = "step t: the newest token"
     p.xgrid.visible = False
+    columns = [("without", "without cache", "int"), ("with", "with cache", "int")]
+    data_table(p, source, columns, rows=TOKENS, row_header="step t: the newest token")
     return p
 
 
@@ -196,6 +198,7 @@ def _model_plot(source: ColumnDataSource):
     )
     p.x_range = Range1d(0, 1)
     p.xaxis.axis_label = "MiB"
+    data_table(p, source, [("name", "model", "text"), ("text", "key/value cache", "text")])
     p.ygrid.visible = False
     return p
 
@@ -206,6 +209,8 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     models = ColumnDataSource(model_columns(DEFAULT))
     work_plot, model_plot = _work_plot(work), _model_plot(models)
     grid_plot, grid_source, _ = heatmap("rows of Q, K, V at this step", TOKENS, COLUMNS)
+    # The cells' shades only sort them; their words say what each row is at this step.
+    data_grid(grid_plot, grid_source, TOKENS, COLUMNS, "token \\ row of", "text", "text")
 
     def show(state: State) -> None:
         refill(work, work_columns(state))

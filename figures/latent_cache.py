@@ -29,7 +29,7 @@ from attention.latent import (
 )
 from attention.models import DEEPSEEK_V2
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, note, plot, refill, stacked
+from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, Resample
 from formatting import bytes_text, integer, noise_text, num, percent, sci
 
@@ -160,6 +160,7 @@ def _cache_plot(source: ColumnDataSource):
     p.y_range = Range1d(BYTES_FLOOR, 8e12)
     p.xgrid.visible = False
     p.yaxis.axis_label = f"bytes over T tokens (dashed: one {CARD_GIB} GiB card)"
+    data_table(p, source, [("label", "cache", "text"), ("text", "bytes over T tokens", "text")])
     return p
 
 
@@ -178,6 +179,8 @@ def _gap_plot(source: ColumnDataSource):
     p.xgrid.visible = False
     p.xaxis.axis_label = "latent width d_c"
     p.yaxis.axis_label = "largest |difference| (dashed: ε)"
+    columns = [("label", "latent width d_c", "text"), ("text", "largest |difference|", "text")]
+    data_table(p, source, columns)
     return p
 
 

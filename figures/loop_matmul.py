@@ -141,9 +141,9 @@ def view() -> pn.viewable.Viewable:
     step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=CELLS, value=8)
     matmul = switch("Matmul: all at once", False)
     loop_plot, loop_src, _ = heatmap(
-        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=HIGH
+        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=HIGH, corner="i \\ j"
     )
-    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=HIGH)
+    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=HIGH, corner="i \\ j")
     readout, banner = pane(), pane()
     hint = note(HINT)
 

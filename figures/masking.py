@@ -30,7 +30,7 @@ from attention.masking import (
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, plot, refill, stacked
+from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import buttons
 from formatting import noise_text, num, vec
 
@@ -193,6 +193,7 @@ def _counter_plot(bars: ColumnDataSource):
     )
     p.xgrid.visible = False
     p.yaxis.axis_label = "weight"
+    data_table(p, bars, [("label", "score", "text"), ("weight", "softmax weight", "num")])
     return p
 
 
@@ -241,11 +242,17 @@ def view() -> pn.viewable.Viewable:
     readout, message_pane = pane(), pane()
     weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {routes().d_k}.")
 
+    good_row = [DEFAULT.row_text]  # the last row that could be drawn
+
     def draw() -> str:
-        state = State(int(step.value), fill.value, row_text.value)
+        typed = State(int(step.value), fill.value, row_text.value)
+        if not message(typed):
+            good_row[0] = typed.row_text
+        # A row that cannot be drawn leaves the bars and their readout at the last good one.
+        state = typed._replace(row_text=good_row[0])
         show(state)
         readout.object = readout_html(readouts(state))
-        return message_html(message(state))
+        return message_html(message(typed))
 
     recompute((step, fill, row_text), message_pane, draw)
     return frame([step, fill, row_text], plots, stacked(readout, weight_set), message_pane)

@@ -28,7 +28,7 @@ from attention.online import (
     tile_scores,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, note, plot, refill, stacked
+from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, button, switch
 from formatting import bytes_text, integer, noise_text, num, vec
 
@@ -138,7 +138,18 @@ def _score_columns(state: State) -> dict:
     visible = [not (state.causal and j > state.query) for j in range(EXAMPLE_T)]
     color = [ACCENT if a <= j < b else INK if j < a else MUTED for j in range(EXAMPLE_T)]
     alpha = [(1.0 if j < b else 0.3) if visible[j] else 0.0 for j in range(EXAMPLE_T)]
-    return {"x": list(range(EXAMPLE_T)), "score": s.tolist(), "color": color, "alpha": alpha}
+    # In words, for the plot's data table, what the colour and the fading say.
+    tile = [
+        ("this tile" if a <= j < b else "seen" if j < a else "not yet") if visible[j] else "hidden"
+        for j in range(EXAMPLE_T)
+    ]
+    return {
+        "x": list(range(EXAMPLE_T)),
+        "score": s.tolist(),
+        "color": color,
+        "alpha": alpha,
+        "tile": tile,
+    }
 
 
 def _boundaries(state: State) -> dict:
@@ -151,16 +162,20 @@ def _running_columns(state: State) -> tuple[dict, dict]:
     """m and ℓ after each tile seen, against the tile's number."""
     done = steps(state)[: seen(state)]
     x = list(range(1, len(done) + 1))
-    return {"x": x, "y": [st.m for st in done]}, {"x": x, "y": [st.ell for st in done]}
+    ell = [st.ell for st in done]
+    # m's source carries ℓ as well, undrawn, so the plot's data table has both.
+    return {"x": x, "y": [st.m for st in done], "ell": ell}, {"x": x, "y": ell}
 
 
 def _output_columns(state: State) -> tuple[dict, dict]:
     """The partial output and the full one, side by side per component."""
     o = steps(state)[seen(state) - 1].o
     d = len(o)
+    whole = full(state).tolist()
+    # The partial output's source carries the full one as well, undrawn, for the data table.
     return (
-        {"x": [c - 0.18 for c in range(d)], "y": o.tolist()},
-        {"x": [c + 0.18 for c in range(d)], "y": full(state).tolist()},
+        {"x": [c - 0.18 for c in range(d)], "y": o.tolist(), "c": list(range(d)), "full": whole},
+        {"x": [c + 0.18 for c in range(d)], "y": whole},
     )
 
 
@@ -178,8 +193,11 @@ def _plots():
     p_scores.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE_T)))
     p_scores.xaxis.axis_label = "key j"
     p_scores.xgrid.visible = False
+    columns = [("x", "key j", "int"), ("score", "score s_j", "num"), ("tile", "tile", "text")]
+    data_table(p_scores, bars, columns)
 
-    m_src, ell_src = (ColumnDataSource({"x": [], "y": []}) for _ in range(2))
+    m_src = ColumnDataSource({"x": [], "y": [], "ell": []})
+    ell_src = ColumnDataSource({"x": [], "y": []})
     p_run = plot("running maximum m and sum ℓ after each tile", height=250)
     for src, color, label in ((m_src, ACCENT, "m"), (ell_src, SEEN_COLOR, "ℓ")):
         p_run.line(x="x", y="y", source=src, color=color, line_width=2, legend_label=label)
@@ -191,8 +209,11 @@ def _plots():
     p_run.xaxis.axis_label = "tiles seen"
     p_run.xaxis.ticker = FixedTicker(ticks=list(range(1, EXAMPLE_T + 1)))
     p_run.legend.location = "top_left"
+    columns = [("x", "tiles seen", "int"), ("y", "running maximum m", "num")]
+    data_table(p_run, m_src, [*columns, ("ell", "running sum ℓ", "num")])
 
-    o_src, full_src = (ColumnDataSource({"x": [], "y": []}) for _ in range(2))
+    o_src = ColumnDataSource({"x": [], "y": [], "c": [], "full": []})
+    full_src = ColumnDataSource({"x": [], "y": []})
     p_out = plot("partial output o against the full output", height=250)
     p_out.vbar(x="x", top="y", width=0.34, source=o_src, color=ACCENT, legend_label="partial o")
     p_out.vbar(x="x", top="y", width=0.34, source=full_src, color=FULL_COLOR,
@@ -201,6 +222,8 @@ def _plots():
     p_out.xaxis.axis_label = "component of the output"
     p_out.xgrid.visible = False
     p_out.legend.location = "top_left"
+    columns = [("y", "partial output o", "num"), ("full", "full softmax output", "num")]
+    data_table(p_out, o_src, [("c", "component", "int"), *columns])
 
     def show(state: State) -> None:
         refill(bars, _score_columns(state))

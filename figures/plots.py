@@ -5,6 +5,7 @@ draw function refills (with ``refill``). Nothing here computes attention; that a
 from ``attention/``.
 """
 
+import json
 from collections.abc import Sequence
 
 import numpy as np
@@ -40,6 +41,62 @@ NOTE_CSS = """
   color: var(--ink-soft, #374151); }
 .fig-note b { color: var(--ink, #1f2937); }
 """
+
+
+# A plot's data, for the table that stands in for it with a screen reader: a tag on the Bokeh
+# figure (a plain string, so the pre-render and the live figure carry the same one) that
+# static/a11y.js reads to draw the table beside the figure and redraw it as the source changes.
+DATA_TAG = "data-table:"
+# How a column's numbers print, by the rules of formatting/ (a11y.js has them in JavaScript):
+# "num" num(), "int" integer(), "mag" magnitude_text(); "text" as it is.
+FORMATS = ("text", "num", "int", "mag")
+
+
+def _tag_data(p: figure, source: ColumnDataSource, spec: dict) -> None:
+    """Tag plot ``p`` with ``spec``: which of its renderers' source holds the table's data."""
+    at = next((i for i, r in enumerate(p.renderers) if r.data_source is source), None)
+    if at is None:
+        raise ValueError(f"plot {p.title.text!r} draws nothing from the table's source")
+    text = json.dumps({"renderer": at, **spec}, ensure_ascii=False, separators=(",", ":"))
+    p.tags = [t for t in p.tags if not str(t).startswith(DATA_TAG)] + [DATA_TAG + text]
+
+
+def data_table(
+    p: figure,
+    source: ColumnDataSource,
+    columns: Sequence[tuple[str, str, str]],
+    rows: Sequence[str] | None = None,
+    row_header: str = "",
+) -> None:
+    """Declare plot ``p``'s data: one table row per row of ``source``.
+
+    ``columns`` are (source column, header, format) with a format of ``FORMATS``; the first
+    column heads each row, unless ``rows`` gives the rows' names (under ``row_header``).
+    """
+    for _, _, fmt in columns:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; one of {FORMATS}")
+    spec: dict = {"columns": [list(c) for c in columns]}
+    if rows is not None:
+        spec["rows"], spec["row_header"] = list(rows), row_header
+    _tag_data(p, source, spec)
+
+
+def data_grid(
+    p: figure,
+    source: ColumnDataSource,
+    rows: Sequence[str],
+    cols: Sequence[str],
+    corner: str,
+    field: str = "value",
+    fmt: str = "num",
+) -> None:
+    """Declare plot ``p``'s data as a grid: ``field`` holds the cells row by row, printed by
+    ``fmt`` (a NaN cell, drawn blank, is blank in the table too)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}; one of {FORMATS}")
+    spec = {"grid": field, "format": fmt, "rows": list(rows), "cols": list(cols), "corner": corner}
+    _tag_data(p, source, spec)
 
 
 def _same(old, new) -> bool:
@@ -124,11 +181,14 @@ def bar_chart(
     color: str = "color",
     tooltips: list[tuple[str, str]] | None = None,
     height: int = 240,
+    x_label: str = "token",
+    value_format: str = "num",
 ) -> figure:
     """Vertical bars of column ``value`` over categorical ``labels``, coloured by ``color``.
 
     Bars are tappable: with a source shared between charts, tapping one token selects it in
-    all of them (Bokeh links selections through the source, in the browser alone).
+    all of them (Bokeh links selections through the source, in the browser alone). Its data
+    table has a row per bar: the bar's ``label`` (headed ``x_label``) and its value.
     """
     p = plot(title, height, x_range=list(labels), tools="tap")
     bars = p.vbar(
@@ -145,6 +205,7 @@ def bar_chart(
     p.xgrid.visible = False
     p.yaxis.axis_label = y_label
     p.add_tools(HoverTool(renderers=[bars], tooltips=tooltips or [(value, f"@{value}{{0.0000}}")]))
+    data_table(p, source, [("label", x_label, "text"), (value, y_label, value_format)])
     return p
 
 
@@ -155,10 +216,12 @@ def heatmap(
     height: int = 300,
     low: float = 0.0,
     high: float = 1.0,
+    corner: str = "query \\ key",
 ) -> tuple[figure, ColumnDataSource, LinearColorMapper]:
     """A grid of labelled cells, row 0 at the top, coloured from ``low`` (pale) to ``high``.
 
-    Fill the source with ``heatmap_data`` (passing the same ``low`` and ``high``).
+    Fill the source with ``heatmap_data`` (passing the same ``low`` and ``high``). Its data
+    table is the grid of values, ``corner`` naming what the rows and the columns are.
 
     Cells sit on numeric coordinates (column j spans [j, j+1]) so that annotations such as a
     highlighted column can be placed with plain numbers; the ticks carry the token names.
@@ -204,6 +267,7 @@ def heatmap(
     p.grid.visible = False
     p.axis.axis_line_color = None
     p.axis.major_tick_line_color = None
+    data_grid(p, source, rows, cols, corner)
     return p, source, mapper
 
 

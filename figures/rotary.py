@@ -28,7 +28,7 @@ from attention.rotary import (
     wavelengths,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, note, plot, refill, stacked
+from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from formatting import error_text, integer, num, sci
 
 TITLE = "Rotary embeddings: a score that sees only the offset"
@@ -215,6 +215,8 @@ def _plots() -> tuple[list, Callable[[State, Picture], None]]:
     plane.scatter(x=[0.0], y=[0.0], size=4, color=INK)
     plane.xaxis.axis_label = "coordinate 2i − 1"
     plane.yaxis.axis_label = "coordinate 2i"
+    columns = [("x1", "coordinate 2i − 1", "num"), ("y1", "coordinate 2i", "num")]
+    data_table(plane, arrows, [("text", "arrow", "text"), *columns])
 
     pairs = list(range(1, PAIRS + 1))
     chosen = ColumnDataSource({"i": pairs, "w": [0.0] * PAIRS})
@@ -230,6 +232,7 @@ def _plots() -> tuple[list, Callable[[State, Picture], None]]:
     waves.add_layout(context_line)
     waves.xaxis.axis_label = "pair i"
     waves.yaxis.axis_label = "tokens per turn (log)"
+    data_table(waves, chosen, [("i", "pair i", "int"), ("w", "tokens per full turn", "mag")])
 
     def show(state: State, p: Picture) -> None:
         refill(q_circle, _circle(float(np.linalg.norm(pair(Q, state.i)))))

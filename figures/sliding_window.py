@@ -29,7 +29,17 @@ from attention.window import (
     window_scores,
 )
 from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import EMPTY, HEAT, HIGHLIGHT, integer_ticker, note, plot, refill, stacked
+from figures.plots import (
+    EMPTY,
+    HEAT,
+    HIGHLIGHT,
+    data_table,
+    integer_ticker,
+    note,
+    plot,
+    refill,
+    stacked,
+)
 from formatting import integer, percent
 
 TITLE = "A band instead of a triangle"
@@ -119,7 +129,9 @@ def cost_lines(state: State) -> dict:
     }
 
 
-def _grid_plot(title: str, source: ColumnDataSource, field: str, mapper) -> figure:
+def _grid_plot(
+    title: str, source: ColumnDataSource, field: str, mapper, column: tuple[str, str]
+) -> figure:
     """Cells of a T x T grid at integer positions, query i down the side (row 0 on top)."""
     p = plot(title, height=300, x_axis_location="above")
     p.x_range = Range1d(-0.5, DEFAULT.T - 0.5)
@@ -133,6 +145,8 @@ def _grid_plot(title: str, source: ColumnDataSource, field: str, mapper) -> figu
     p.grid.visible = False
     tips = [("query i", "@y"), ("key j", "@x"), ("layers needed", "@needed{0}")]
     p.add_tools(HoverTool(renderers=[grid], tooltips=tips))
+    cell = [("y", "query i", "int"), ("x", "key j", "int")]
+    data_table(p, source, [*cell, (*column, "int")])
     return p
 
 
@@ -140,9 +154,9 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     """The mask, the reach and the cost plots, and the function that draws a state on them."""
     source = ColumnDataSource(cells(DEFAULT))
     band = LinearColorMapper(palette=[EMPTY, ACCENT], low=0, high=1)
-    mask_plot = _grid_plot("the mask", source, "band", band)
+    mask_plot = _grid_plot("the mask", source, "band", band, ("band", "kept (1) or masked (0)"))
     layers = LinearColorMapper(palette=list(HEAT), low=0, high=1, nan_color=EMPTY)
-    reach_plot = _grid_plot("layers needed", source, "shade", layers)
+    reach_plot = _grid_plot("layers needed", source, "shade", layers, ("needed", "layers needed"))
     last_row = ColumnDataSource({"x": [], "y": [], "w": []})
     reach_plot.rect(
         x="x", y="y", width="w", height=1, source=last_row, fill_color=None,
@@ -162,6 +176,9 @@ def _plots() -> tuple[list, Callable[[State], None]]:
     cost_plot.legend.location = "top_left"  # above every line, where the lines start low
     cost_plot.xaxis.axis_label = "tokens T"
     cost_plot.yaxis.axis_label = "scores"
+    columns = [("n", "tokens T", "int"), ("y", "scores", "int")]
+    matrices = ["band, window W", "causal", "full"]
+    data_table(cost_plot, here, columns, rows=matrices, row_header="matrix")
 
     def show(state: State) -> None:
         T, W, L = state

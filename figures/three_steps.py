@@ -14,7 +14,16 @@ from bokeh.models import ColumnDataSource, HoverTool, Span
 from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.frame import INK, VISUALLY_HIDDEN_LABEL, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, note, outline, plot, refill, stack_bounds
+from figures.plots import (
+    TOKEN_COLORS,
+    bar_chart,
+    data_table,
+    note,
+    outline,
+    plot,
+    refill,
+    stack_bounds,
+)
 from figures.widgets import token_picker
 from formatting import num, vec
 
@@ -133,6 +142,8 @@ def _context_plot(tokens: ColumnDataSource, totals: ColumnDataSource):
     )
     p.add_layout(Span(location=0, dimension="width", line_color="#cbd5e1"))
     p.xgrid.visible = False
+    shares = [(f"part{k}", f"α x, {dim}", "num") for k, dim in enumerate(DIMS)]
+    data_table(p, tokens, [("label", "token", "text"), *shares])
     p.y_range.range_padding = 0.3  # room for the totals' labels
     p.yaxis.axis_label = "value"
     return p

@@ -1,0 +1,128 @@
+"""Number and text boxes (issue 20, item 5): on every post, each bad entry in every box (empty,
+not a number, 1e999, a lone minus, out of range) keeps what the reader typed, says what the box
+expects under it (the box's description, the box marked invalid) and leaves the figure's
+readouts as they were; then a good entry updates the readouts and clears the message."""
+
+import time
+
+import panel as pn
+import pytest
+
+import figures
+from figures import grouped_heads, heads, masking
+from formatting import integer
+from pages import placed_figures, post1, post2, post3
+
+pytestmark = pytest.mark.browser
+
+BOXES = (pn.widgets.IntInput, pn.widgets.FloatInput, pn.widgets.TextInput)
+NOT_NUMBERS = ["", "abc", "1e999", "-"]
+
+
+def _refusal(module, state) -> str:
+    """The warning a figure shows for ``state``: the ValueError its readouts raise."""
+    with pytest.raises(ValueError) as err:
+        module.readouts(state)
+    return str(err.value)
+
+
+def _masking_says(text: str) -> str:
+    return masking.message(masking.DEFAULT._replace(row_text=text))
+
+
+def cases(figure_id: str, box: pn.widgets.Widget) -> tuple[list[tuple[str, str]], str]:
+    """The bad entries for ``box`` with what it must say for each, and a good entry."""
+    if isinstance(box, pn.widgets.TextInput):  # Python reads it, and says what is wrong
+        bad = ["", "abc", "1, two", "1e999", ", ".join(["1"] * (masking.MAX_SCORES + 1))]
+        return [(text, _masking_says(text)) for text in bad], "1, 2, 3"
+    if figure_id == "heads":
+        says = f"Type a whole number from 1 to {integer(heads.MAX_SIZE)}."
+        good = {"d_in": "5", "d_out": "4", "num_heads": "1"}[box.name]
+        return [(text, says) for text in [*NOT_NUMBERS, "0", str(heads.MAX_SIZE + 1)]], good
+    if figure_id == "grouped-heads":
+        refused = [
+            (text, _refusal(grouped_heads, grouped_heads.DEFAULT._replace(kv_heads=int(text))))
+            for text in ("0", "3")  # no K/V heads; a count that does not divide the 8 heads
+        ]
+        return [(t, "Type a whole number.") for t in NOT_NUMBERS] + refused, "4"
+    assert isinstance(box, pn.widgets.FloatInput), (figure_id, box.name)
+    return [(text, "Type a number.") for text in NOT_NUMBERS], "0.5"
+
+
+def boxes_of(post) -> list[tuple[str, pn.widgets.Widget]]:
+    """Every number and text box on the post's figures, from the figures' Python."""
+    found = []
+    for figure_id in placed_figures(post.TEMPLATE):
+        view = figures.module(figure_id).view()
+        found += [(figure_id, w) for w in view.select(pn.widgets.Widget) if isinstance(w, BOXES)]
+    return found
+
+
+_SAYS = """(input) => {
+  const id = input.getAttribute("aria-describedby");
+  const described = id ? input.getRootNode().getElementById(id)?.textContent ?? "" : "";
+  const shown = input.closest(".bk-input-group")?.nextElementSibling?.textContent ?? "";
+  return [described, shown];
+}"""
+
+
+def state_of(box) -> dict:
+    described, shown = box.evaluate(_SAYS)
+    return {
+        "text": box.input_value(),
+        "invalid": box.get_attribute("aria-invalid"),
+        "says": described,
+        "shown": shown,
+    }
+
+
+def readouts(fig) -> list[str]:
+    return fig.locator("[data-readout]").all_text_contents()
+
+
+def _until(check, seconds: float = 20.0):
+    """Poll ``check`` until it returns something truthy, or give its last answer."""
+    deadline = time.monotonic() + seconds
+    while not (answer := check()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return answer
+
+
+@pytest.mark.parametrize("post", [post1, post2, post3], ids=lambda m: m.SLUG)
+def test_bad_entries_say_what_the_box_expects_and_keep_the_figure(visit, post):
+    expected = boxes_of(post)
+    assert expected, f"{post.SLUG} has no number or text box"
+    v = visit(f"{post.SLUG}/")
+    v.wait_for("live")
+    for figure_id in {f for f, _ in expected}:
+        fig = v.page.locator(f'[data-figure="{figure_id}"]')
+        named = [w.name for f, w in expected if f == figure_id]
+        assert fig.get_by_role("textbox").count() == len(named), figure_id  # only these boxes
+        for name in named:
+            assert fig.get_by_role("textbox", name=name, exact=True).count() == 1, name
+    for figure_id, widget in expected:
+        fig = v.page.locator(f'[data-figure="{figure_id}"]')
+        box = fig.get_by_role("textbox", name=widget.name, exact=True)
+        bad, good = cases(figure_id, widget)
+        before = readouts(fig)
+        for text, says in bad:
+            assert says, (figure_id, widget.name, text)
+            box.fill(text)
+            box.press("Enter")
+            now = _until(lambda: (s := state_of(box))["says"] == says and s)  # noqa: B023
+            assert now == {"text": text, "invalid": "true", "says": says, "shown": says}, (
+                figure_id,
+                widget.name,
+                text,
+            )
+            time.sleep(0.3)  # time enough for an update that must not come
+            assert readouts(fig) == before, (figure_id, widget.name, text)
+        box.fill(good)
+        box.press("Enter")
+        assert _until(lambda: readouts(fig) != before), (figure_id, widget.name)  # noqa: B023
+        now = _until(lambda: not (s := state_of(box))["invalid"] and s)  # noqa: B023
+        assert now == {"text": good, "invalid": None, "says": "", "shown": ""}, (
+            figure_id,
+            widget.name,
+        )
+    assert v.errors == []

@@ -1,0 +1,170 @@
+"""Each plot's data as a table (issue 20, item 3): on every post, every plot that a screen
+reader meets as an image has a table with its name, holding the numbers CPython computes
+for the figure's state, printed by formatting/'s rules; and after a control change the
+tables hold the new state's numbers."""
+
+import math
+import time
+
+import panel as pn
+import pytest
+from bokeh.plotting import figure
+
+import figures
+from formatting import integer, magnitude_text, num
+from pages import placed_figures, post1, post2, post3
+from tests.figures.test_plot_data import data_spec, plots_of
+
+pytestmark = pytest.mark.browser
+
+# Per figure on the page: its plots' names (the images a screen reader meets) and its tables.
+_READ = """() => [...document.querySelectorAll("figure.fig")].map((fig) => {
+  const plots = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.classList.contains("bk-Figure") && el.getAttribute("role") === "img") {
+        plots.push(el.getAttribute("aria-label"));
+      }
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(fig);
+  const text = (row) => [...row.cells].map((c) => c.textContent);
+  const tables = [...fig.querySelectorAll(":scope > details.fig-data > table")].map((t) => ({
+    caption: t.caption.textContent,
+    head: text(t.tHead.rows[0]),
+    rows: [...t.tBodies[0].rows].map(text),
+  }));
+  return { id: fig.dataset.figure, plots, tables };
+})"""
+
+
+def _cell(value, fmt: str) -> str:
+    """A value as static/a11y.js prints it: formatting/'s rule for each format."""
+    if fmt == "text":
+        return str(value).strip()
+    x = float(value)
+    if fmt == "int" and math.isfinite(x):
+        return integer(int(x))
+    return magnitude_text(x) if fmt == "mag" else num(x)
+
+
+def _blank(value) -> bool:
+    """A grid's NaN cell, drawn blank and left blank in its table."""
+    return isinstance(value, float) and math.isnan(value)
+
+
+def expected_tables(view: pn.viewable.Viewable) -> dict[str, dict]:
+    """Each plot's table as the page should show it, by caption, from the figure's Python."""
+    tables = {}
+    for p in [m for m in view.get_root().references() if isinstance(m, figure)]:
+        spec = data_spec(p)
+        data = p.renderers[spec["renderer"]].data_source.data
+        if "grid" in spec:
+            values, width = list(data[spec["grid"]]), len(spec["cols"])
+            blank = lambda v: isinstance(v, float) and math.isnan(v)  # noqa: E731
+            cells = ["" if blank(v) else _cell(v, spec["format"]) for v in values]
+            head = [spec["corner"], *spec["cols"]]
+            rows = [
+                [name, *cells[i * width : (i + 1) * width]] for i, name in enumerate(spec["rows"])
+            ]
+        else:
+            columns = spec["columns"]
+            head = [h for _, h, _ in columns]
+            n = len(data[columns[0][0]])
+            rows = [[_cell(data[f][i], fmt) for f, _, fmt in columns] for i in range(n)]
+            if "rows" in spec:
+                head = [spec["row_header"], *head]
+                rows = [[spec["rows"][i], *row] for i, row in enumerate(rows)]
+        tables[p.title.text.strip()] = {"head": head, "rows": rows}
+    return tables
+
+
+def read(page) -> dict[str, dict]:
+    return {fig["id"]: fig for fig in page.evaluate(_READ)}
+
+
+def assert_tables(shown: dict, expected: dict[str, dict]) -> None:
+    """The page's tables for one figure are ``expected``, one per plot, named as the plot."""
+    assert shown["plots"], f"{shown['id']}: no plot"
+    assert [t["caption"] for t in shown["tables"]] == shown["plots"], shown["id"]
+    assert sorted(shown["plots"]) == sorted(expected), shown["id"]
+    for table in shown["tables"]:
+        want = expected[table["caption"]]
+        assert table["head"] == want["head"], (shown["id"], table["caption"])
+        assert len(table["rows"]) == len(want["rows"]), (shown["id"], table["caption"])
+        assert table["rows"] == want["rows"], (shown["id"], table["caption"])
+
+
+@pytest.mark.parametrize("post", [post1, post2, post3], ids=lambda m: m.SLUG)
+def test_every_plot_has_its_data_table(visit, post):
+    v = visit(f"{post.SLUG}/")
+    v.wait_for("live")
+    shown = read(v.page)
+    with_plots = 0
+    for figure_id in placed_figures(post.TEMPLATE):
+        module = figures.module(figure_id)
+        if not plots_of(figure_id):
+            assert not shown[figure_id]["tables"], figure_id
+            continue
+        with_plots += 1
+        assert_tables(shown[figure_id], expected_tables(module.view()))
+    assert with_plots >= 3
+    assert v.errors == []
+
+
+def _python_after(figure_id: str, control: str, value) -> dict[str, dict]:
+    """The figure's tables in CPython once its control named ``control`` is set to ``value``."""
+    view = figures.module(figure_id).view()
+    (widget,) = [w for w in view.select(pn.widgets.Widget) if w.name == control]
+    widget.value = value
+    return expected_tables(view)
+
+
+def _matches(shown: dict, expected: dict[str, dict]) -> bool:
+    try:
+        assert_tables(shown, expected)
+    except AssertionError:
+        return False
+    return True
+
+
+def _settled(v, figure_id: str, expected: dict[str, dict]) -> dict:
+    """The figure's tables once they show ``expected`` (a change passes through several
+    states, one per key press), or as they are after half a minute."""
+    deadline = time.monotonic() + 30
+    while not _matches(shown := read(v.page)[figure_id], expected):
+        if time.monotonic() > deadline:
+            break
+        v.page.wait_for_timeout(200)
+    return shown
+
+
+@pytest.mark.parametrize(
+    ("post", "figure_id", "control", "value", "act"),
+    [
+        # A slider: T from 100 to 103, three presses of the right arrow.
+        (post1, "depth", "Sequence length T", 103, ("slider", 0, "ArrowRight", 3)),
+        # A row of radio buttons: 4 bytes per score.
+        (post2, "cost", "Bytes per score", 4, ("radio", "4 bytes/score (32-bit)")),
+        # A slider on post 3: 17 tokens in the sliding window's grids.
+        (post3, "sliding-window", "Tokens T", 17, ("slider", 0, "ArrowRight", 1)),
+    ],
+    ids=["depth-slider", "cost-radio", "sliding-window-slider"],
+)
+def test_a_control_change_updates_the_tables(visit, post, figure_id, control, value, act):
+    v = visit(f"{post.SLUG}/")
+    v.wait_for("live")
+    box = v.page.locator(f'[data-figure="{figure_id}"]')
+    expected = _python_after(figure_id, control, value)
+    assert not _matches(read(v.page)[figure_id], expected)  # the change is visible
+    if act[0] == "slider":
+        _, index, key, times = act
+        handle = box.locator(".noUi-handle").nth(index)
+        handle.focus()
+        for _ in range(times):
+            handle.press(key)
+    else:
+        box.get_by_role("radio", name=act[1]).click()
+    assert_tables(_settled(v, figure_id, expected), expected)
+    assert v.errors == []
