@@ -6,11 +6,12 @@ checked state and each toggle its pressed state; and the tree follows the reader
 import pytest
 
 import pages
+from pages import post1
 
 pytestmark = pytest.mark.browser
 WITH_FIGURES = [p.SLUG + "/" for p in pages.all_pages() if pages.placed_figures(p.TEMPLATE)]
 CONTROLS = {"slider", "combobox", "textbox", "spinbutton", "button", "radio", "checkbox", "switch"}
-POST1 = pages.posts()[0].SLUG + "/"
+POST1 = post1.SLUG + "/"
 
 
 def controls(page) -> list[dict]:

@@ -4,11 +4,11 @@ focus ring and the scheme toggle's state still show, in the reader's system colo
 
 import pytest
 
-import pages
+from pages import post1
 
 pytestmark = pytest.mark.browser
 LIVE_TIMEOUT_MS = 120_000
-POST = pages.posts()[0]
+POST = post1
 # The first element matching a selector, looking through the figures' shadow roots.
 DEEP = """(selector) => {
   const walk = (root) => {
