@@ -26,6 +26,7 @@ from figures.page import document, serialize, slot_id, to_json
 from sitebuild import cache as runtime_cache
 from sitebuild import (
     checks,
+    editor,
     glossary,
     hashed,
     install,
@@ -137,19 +138,23 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
     """The files the worker loads by their hashed names: its own script, the zstd decoder's
     script, the folder of Pyodide's core files (its ``indexURL``) and the lock file."""
     url = hashed.urls(moved, base)
-    return {
+    urls = {
         "worker": url("static/worker.js"),
         "zstd": url("static/zstd.js"),
         "pyodide": base + hashed.index_folder(moved),
         "lock": url(hashed.LOCK),
     }
+    if editor.STATIC in moved:  # the cells' code editor, loaded when a reader first uses one
+        urls["editor"] = url(editor.STATIC)
+    return urls
 
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; adopt.js and page.js after BokehJS and Panel."""
+    Python starts before BokehJS is evaluated; adopt.js and page.js after BokehJS and Panel;
+    cells.js last (the code cells, which start their own Python once the figures are live)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    return ["static/boot.js", *vendored, "static/adopt.js", "static/page.js"]
+    return ["static/boot.js", *vendored, "static/adopt.js", "static/page.js", "static/cells.js"]
 
 
 def prerender_figure(figure_id: str, panel_dist: str) -> str:
@@ -271,6 +276,7 @@ def build(
     packages = install_runtime(out, cache)
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
+    editor.write_bundle(cache, out / "static", log)
     # Deploy-safe names (sitebuild/hashed.py): the site's files and the vendored trees now,
     # since the prose links them and the snapshots keep Panel's dist URL; runtime/ once the
     # snapshots are in it.

@@ -54,6 +54,7 @@ def runner():
     A snippet that raises fails the build, so no page shows code that does not run.
     """
     namespace: dict = {"__name__": "__snippet__"}
+    cells: list[str] = []  # the page's snippets so far, numbered from 1 in page order
 
     def run(code: str = "", caller=None) -> Markup:
         # Used as {% call code() %}...{% endcall %}: the block's text is the code.
@@ -64,13 +65,29 @@ def runner():
                 exec(compile(code, SNIPPET, "exec"), namespace)
         except Exception as err:
             raise BuildError(failure(code, err)) from err
-        html = f'<pre class="code"><code>{highlight(code, PythonLexer(), _FORMATTER)}</code></pre>'
-        printed = out.getvalue().rstrip("\n")
-        if printed:
-            html += f'<pre class="code-output" aria-label="printed output">{escape(printed)}</pre>'
-        return Markup(f'<div class="snippet">{html}</div>')
+        cells.append(code)
+        return cell_html(len(cells), code, out.getvalue().rstrip("\n"))
 
     return run
+
+
+def cell_html(number: int, code: str, printed: str) -> Markup:
+    """A snippet as the page shows it: the highlighted code and its printed output (hidden when
+    it printed nothing). Once the page is live, static/cells.js makes it an editable cell
+    (``data-cell``) and reveals its controls, which a page without scripts never shows."""
+    output = f'<pre class="code-output" data-cell-output aria-label="output of cell {number}"'
+    output += f"{'' if printed else ' hidden'}>{escape(printed)}</pre>"
+    return Markup(
+        f'<div class="snippet" data-cell="{number}">'
+        f'<pre class="code" data-cell-code><code>{highlight(code, PythonLexer(), _FORMATTER)}'
+        f"</code></pre>"
+        f'<div class="cell-bar" hidden>'
+        f'<button type="button" data-cell-run aria-describedby="cell-{number}-note">Run</button>'
+        f'<button type="button" data-cell-stop hidden>Stop</button>'
+        f'<button type="button" data-cell-reset hidden>Reset</button>'
+        f'<span class="cell-note" id="cell-{number}-note" role="status"></span>'
+        f"</div>{output}</div>"
+    )
 
 
 def failure(code: str, err: Exception) -> str:

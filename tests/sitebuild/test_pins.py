@@ -27,6 +27,7 @@ def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_and_page():
         "vendor/panel/dist/panel.min.js",
         "static/adopt.js",
         "static/page.js",
+        "static/cells.js",
     ]
 
 
