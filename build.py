@@ -23,6 +23,7 @@ from markupsafe import Markup
 import pages
 from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
+from pages import exercises
 from sitebuild import cache as runtime_cache
 from sitebuild import (
     checks,
@@ -205,6 +206,7 @@ def environment(templates: Path) -> jinja2.Environment:
         autoescape=True,
     )
     env.globals["frame"] = series.Frame(series.local_url("/"))  # build() sets the public one
+    env.globals["exercise"] = lambda number: snippets.exercise_html(exercises.by_number(number))
     return env
 
 

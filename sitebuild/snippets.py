@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import json
 import textwrap
 import traceback
 
@@ -66,27 +67,59 @@ def runner():
         except Exception as err:
             raise BuildError(failure(code, err)) from err
         cells.append(code)
-        return cell_html(len(cells), code, out.getvalue().rstrip("\n"))
+        return cell_html(str(len(cells)), code, out.getvalue().rstrip("\n"))
 
     return run
 
 
-def cell_html(number: int, code: str, printed: str) -> Markup:
+def cell_html(key: str, code: str, printed: str, label: str = "", solo: bool = False) -> Markup:
     """A snippet as the page shows it: the highlighted code and its printed output (hidden when
     it printed nothing). Once the page is live, static/cells.js makes it an editable cell
-    (``data-cell``) and reveals its controls, which a page without scripts never shows."""
-    output = f'<pre class="code-output" data-cell-output aria-label="output of cell {number}"'
+    (``data-cell``) and reveals its controls, which a page without scripts never shows.
+    ``label`` names it for a screen reader ("cell 3"); a ``solo`` cell (an exercise's) runs
+    in a namespace of its own instead of the page's."""
+    label = label or f"cell {key}"
+    output = f'<pre class="code-output" data-cell-output aria-label="output of {label}"'
     output += f"{'' if printed else ' hidden'}>{escape(printed)}</pre>"
+    note = f"cell-{key}-note"
     return Markup(
-        f'<div class="snippet" data-cell="{number}">'
+        f'<div class="snippet" data-cell="{key}" data-cell-label="{label}"'
+        f"{' data-cell-solo' if solo else ''}>"
         f'<pre class="code" data-cell-code><code>{highlight(code, PythonLexer(), _FORMATTER)}'
         f"</code></pre>"
         f'<div class="cell-bar" hidden>'
-        f'<button type="button" data-cell-run aria-describedby="cell-{number}-note">Run</button>'
+        f'<button type="button" data-cell-run aria-describedby="{note}">Run</button>'
         f'<button type="button" data-cell-stop hidden>Stop</button>'
         f'<button type="button" data-cell-reset hidden>Reset</button>'
-        f'<span class="cell-note" id="cell-{number}-note" role="status"></span>'
+        f'<span class="cell-note" id="{note}" role="status"></span>'
         f"</div>{output}</div>"
+    )
+
+
+def exercise_html(exercise) -> Markup:
+    """An exercise (pages/exercises.py): its task, its starter code as a cell of its own, Check,
+    Hint and Show solution (revealed by static/cells.js once live), the verdict, and the check
+    the page runs after the reader's code."""
+    key = f"exercise-{exercise.number}"
+    title = f"Exercise {exercise.number} · {escape(exercise.title)}"
+    solution = highlight(exercise.solution, PythonLexer(), _FORMATTER)
+    check = json.dumps(exercise.check_source()).replace("</", "<\\/")
+    return Markup(
+        f'<section class="exercise" data-exercise="{exercise.number}" '
+        f'aria-labelledby="{key}-title">'
+        f'<h3 id="{key}-title">{title}</h3><p>{exercise.task}</p>'
+        f"{cell_html(key, exercise.starter, '', f'exercise {exercise.number}', solo=True)}"
+        f'<div class="exercise-bar" hidden>'
+        f'<button type="button" data-exercise-check>Check</button>'
+        f'<button type="button" data-exercise-hint aria-expanded="false">Hint</button>'
+        f'<button type="button" data-exercise-solution aria-expanded="false">Show solution'
+        f"</button></div>"
+        f'<p class="exercise-verdict" data-exercise-verdict role="status"></p>'
+        f'<p class="exercise-hint" data-exercise-hint-text hidden>{escape(exercise.hint)}</p>'
+        f'<pre class="code exercise-solution" data-exercise-solution-code hidden><code>'
+        f"{solution}</code></pre>"
+        f'<script type="application/json" data-exercise-check-code>{check}</script>'
+        f"</section>"
     )
 
 

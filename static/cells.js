@@ -22,13 +22,15 @@
     python: "off", // off, waiting (for the figures to go live), starting, ready, failed
     worker: null,
     whenReady: null, // the promise of the cells' Python being ready
-    ranHere: new Set(), // the cells this Python has run (their numbers)
+    ranHere: new Set(), // the page's cells this Python has run (their ids)
     pending: null, // {id, resolve} of the cell-run the worker has
     busy: null, // the cell whose run is under way (with the earlier cells it needs)
     editorScript: null, // the promise of the editor's script
     cells: elements.map((el) => ({
       el,
-      id: Number(el.dataset.cell),
+      id: el.dataset.cell,
+      label: el.dataset.cellLabel,
+      solo: el.hasAttribute("data-cell-solo"), // an exercise's: a namespace of its own
       pre: el.querySelector("[data-cell-code]"),
       output: el.querySelector("[data-cell-output]"),
       note: el.querySelector(".cell-note"),
@@ -155,11 +157,12 @@
     cell.output.dataset.state = kind;
   }
 
-  // One cell-run: resolves with the worker's cell-result.
-  function runInWorker(cell) {
+  // One cell-run of `code` (the cell's own by default): resolves with the worker's cell-result.
+  function runInWorker(cell, { code = cell.code, fresh = cell.solo } = {}) {
     return new Promise((resolve) => {
       state.pending = { id: cell.id, resolve };
-      state.worker.postMessage({ type: "cell-run", id: cell.id, code: cell.code });
+      const namespace = cell.solo ? cell.id : "page";
+      state.worker.postMessage({ type: "cell-run", id: cell.id, code, namespace, fresh });
     });
   }
 
@@ -178,10 +181,10 @@
     return !error;
   }
 
-  // Run cell `cell`, first the earlier cells this Python has not run, each once.
-  async function run(cell) {
+  // Run `steps` for `cell` once the cells' Python is ready, one run at a time, with Stop shown.
+  async function whileRunning(cell, steps) {
     if (state.busy) {
-      setNote(cell, `Cell ${state.busy.id} is still running; Stop ends it.`);
+      setNote(cell, `The ${state.busy.label} is still running; Stop ends it.`);
       return;
     }
     state.busy = cell;
@@ -194,23 +197,7 @@
         await startPython();
       }
       setNote(cell, "Running…");
-      const before = state.cells.filter((c) => c.id < cell.id && !state.ranHere.has(c.id));
-      for (const earlier of [...before, cell]) {
-        const result = await runInWorker(earlier);
-        if (result.stopped) return;
-        state.ranHere.add(earlier.id);
-        const ok = showResult(earlier, result);
-        if (result.fatal) {
-          setNote(cell, "Python stopped; it is starting again.");
-          restartPython();
-          return;
-        }
-        if (!ok && earlier !== cell) {
-          setNote(cell, `Cell ${earlier.id}, which this one follows, failed first.`);
-          return;
-        }
-      }
-      setNote(cell, "");
+      await steps();
     } catch (err) {
       setNote(cell, `Could not run: ${err.message || err}`);
     } finally {
@@ -219,6 +206,69 @@
       cell.run.disabled = false;
       cell.stop.hidden = true;
     }
+  }
+
+  // One step of a run; false when the run must end there (stopped, or Python lost).
+  async function step(cell, shown, options) {
+    const result = await runInWorker(shown, options);
+    if (result.stopped) return null;
+    if (result.fatal) {
+      showResult(shown, result);
+      setNote(cell, "Python stopped; it is starting again.");
+      restartPython();
+      return null;
+    }
+    return result;
+  }
+
+  // Run `cell`; a page cell first runs the earlier page cells this Python has not run, once.
+  function run(cell) {
+    return whileRunning(cell, async () => {
+      const earlier = (c) => !c.solo && state.cells.indexOf(c) < state.cells.indexOf(cell);
+      const before = cell.solo ? [] : state.cells.filter((c) => earlier(c) && !state.ranHere.has(c.id));
+      for (const each of [...before, cell]) {
+        const result = await step(cell, each);
+        if (!result) return;
+        if (!each.solo) state.ranHere.add(each.id);
+        if (!showResult(each, result) && each !== cell) {
+          setNote(cell, `The ${each.label}, which this one follows, failed first.`);
+          return;
+        }
+      }
+      setNote(cell, "");
+    });
+  }
+
+  // ------------------------------------------------------------ exercises
+
+  // Run the exercise's code afresh, then its hidden check in the same namespace, which prints
+  // ["pass" or "fail", one sentence].
+  function check(exercise) {
+    const { cell, el, verdict } = exercise;
+    return whileRunning(cell, async () => {
+      const ran = await step(cell, cell, { fresh: true });
+      if (!ran) return;
+      showResult(cell, ran);
+      const checked = await step(cell, cell, { code: exercise.checkCode, fresh: false });
+      if (!checked) return;
+      let result = "fail";
+      let sentence = "The check itself failed; the output above says why.";
+      try {
+        [result, sentence] = JSON.parse(checked.output.split("\n").pop());
+      } catch {
+        if (checked.error) showOutput(cell, checked.error, "error");
+      }
+      el.dataset.exerciseResult = result;
+      verdict.textContent = sentence;
+      setNote(cell, "");
+    });
+  }
+
+  function toggle(button, shown, [hiddenName, shownName]) {
+    const open = shown.hidden;
+    shown.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+    button.textContent = open ? shownName : hiddenName;
   }
 
   function stop(cell) {
@@ -271,7 +321,7 @@
     holder.className = "cell-editor";
     cell.pre.after(holder);
     cell.editor = api.create(holder, cell.code, {
-      label: `Python code of cell ${cell.id}; Control+Enter runs it, Escape then Tab leaves`,
+      label: `Python code of ${cell.label}; Control+Enter runs it, Escape then Tab leaves`,
       onRun: () => run(cell),
       onChange: (code) => {
         cell.code = code;
@@ -293,15 +343,36 @@
     markEdited(cell);
     cell.pre.tabIndex = 0;
     cell.pre.setAttribute("role", "button");
-    cell.pre.setAttribute("aria-label", `Edit the Python code of cell ${cell.id}`);
+    cell.pre.setAttribute("aria-label", `Edit the Python code of ${cell.label}`);
     cell.pre.addEventListener("focus", () => edit(cell, { focus: true }));
     cell.run.addEventListener("click", () => run(cell));
     cell.stop.addEventListener("click", () => stop(cell));
     cell.reset.addEventListener("click", () => resetCell(cell));
-    cell.run.setAttribute("aria-label", `Run cell ${cell.id}`);
-    cell.stop.setAttribute("aria-label", `Stop cell ${cell.id}`);
-    cell.reset.setAttribute("aria-label", `Reset cell ${cell.id} to its original code`);
+    cell.run.setAttribute("aria-label", `Run ${cell.label}`);
+    cell.stop.setAttribute("aria-label", `Stop ${cell.label}`);
+    cell.reset.setAttribute("aria-label", `Reset ${cell.label} to its original code`);
     cell.el.querySelector(".cell-bar").hidden = false;
+  }
+  for (const el of document.querySelectorAll("[data-exercise]")) {
+    const exercise = {
+      el,
+      cell: state.cells.find((c) => el.contains(c.el)),
+      verdict: el.querySelector("[data-exercise-verdict]"),
+      checkCode: JSON.parse(el.querySelector("[data-exercise-check-code]").textContent),
+    };
+    const hint = el.querySelector("[data-exercise-hint]");
+    const solution = el.querySelector("[data-exercise-solution]");
+    el.querySelector("[data-exercise-check]").addEventListener("click", () => check(exercise));
+    hint.addEventListener("click", () =>
+      toggle(hint, el.querySelector("[data-exercise-hint-text]"), ["Hint", "Hide hint"]),
+    );
+    solution.addEventListener("click", () =>
+      toggle(solution, el.querySelector("[data-exercise-solution-code]"), [
+        "Show solution",
+        "Hide solution",
+      ]),
+    );
+    el.querySelector(".exercise-bar").hidden = false;
   }
   html.dataset.cells = "ready";
 })();

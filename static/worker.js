@@ -331,8 +331,10 @@ function viewAnswer({ type, figure, params }) {
 // page's (same snapshot), so a cell never shares the figures' Python: it cannot stall them,
 // delete their names, or take them down, and Stop can end it. Its messages:
 //
-//   page -> worker   cell-run     {id, code}: run `code` (cell number `id`) in the cells'
-//                                 namespace, shared by the page's cells
+//   page -> worker   cell-run     {id, code, namespace, fresh}: run `code` (of cell `id`) in
+//                                 the namespace named `namespace` ("page": shared by the
+//                                 page's cells; an exercise has its own), emptied first if
+//                                 `fresh`
 //   worker -> page   cell-result  {id, output, error, fatal}: what the cell printed and the
 //                                 value of its last expression (output), the Python exception,
 //                                 short (error, or ""), or why this Python is unusable now
@@ -347,7 +349,7 @@ const CELLS_PY = `
 import ast, contextlib, io, linecache, os, traceback
 
 LIMIT = 20_000  # characters of output a cell may print
-namespace = {"__name__": "__main__"}
+namespaces = {}  # name -> the globals of the cells that share it
 
 class OutputFlood(BaseException):
     """Raised inside the cell when it prints past LIMIT (a BaseException: except Exception
@@ -383,7 +385,10 @@ def short_error(err):
         text = f"SystemExit: the cell asked Python to exit ({err.code}); the page's Python goes on.\\n"
     return text.rstrip("\\n")
 
-def run_cell(code, name):
+def run_cell(code, name, key, fresh):
+    if fresh or key not in namespaces:
+        namespaces[key] = {"__name__": "__main__"}
+    namespace = namespaces[key]
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     out, error = Output(), ""
     try:
@@ -404,11 +409,11 @@ def run_cell(code, name):
 run_cell
 `;
 
-function runCell({ id, code }) {
+function runCell({ id, code, namespace = "page", fresh = false }) {
   const result = { type: "cell-result", id, output: "", error: "", fatal: "" };
   try {
     cellRunner ||= cellsPython.runPython(CELLS_PY);
-    const answer = cellRunner(code, `<cell ${id}>`);
+    const answer = cellRunner(code, `<cell ${id}>`, namespace, fresh);
     [result.output, result.error] = answer.toJs();
     answer.destroy();
   } catch (err) {

@@ -10,7 +10,7 @@ import io
 import pytest
 from playwright.sync_api import expect
 
-from pages import post2
+from pages import exercises, post2
 from tests.site.conftest import BASE
 
 pytestmark = pytest.mark.browser
@@ -204,3 +204,61 @@ def test_every_cell_control_has_a_name(live_post2):
     assert all(names), names
     assert cell(v, 1).get_by_role("textbox", name="Python code of cell 1").count() == 1
     assert v.page.url.endswith(BASE + PAGE)
+
+
+def test_the_editor_loads_only_when_a_cell_is_first_focused(live_post2):
+    v = live_post2
+    assert not [url for url in v.requests if url.endswith("/editor.js")]
+    assert cell(v, 1).locator(".cm-content").count() == 0
+    cell(v, 1).locator("pre.code").focus()
+    expect(cell(v, 1).locator(".cm-content")).to_be_focused(timeout=TIMEOUT_MS)
+    assert len([url for url in v.requests if url.endswith("/editor.js")]) == 1
+
+
+@pytest.mark.parametrize("number", ["3.1", "3.2", "3.3"])
+def test_each_exercise_fails_on_its_starter_and_passes_on_its_solution(live_post2, number):
+    v = live_post2
+    exercise = exercises.by_number(number)
+    section = v.page.locator(f'[data-exercise="{number}"]')
+    verdict = section.locator("[data-exercise-verdict]")
+
+    def check() -> None:
+        v.page.evaluate(
+            '(n) => { delete document.querySelector(`[data-exercise="${n}"]`)'
+            ".dataset.exerciseResult; }",
+            number,
+        )
+        section.get_by_role("button", name="Check").click()
+        v.page.wait_for_function(
+            '(n) => document.querySelector(`[data-exercise="${n}"]`).dataset.exerciseResult',
+            arg=number,
+            timeout=TIMEOUT_MS,
+        )
+
+    check()
+    expected = exercise.check(in_cpython_namespace(exercise.starter))
+    assert section.get_attribute("data-exercise-result") == "fail" == expected[0]
+    assert verdict.text_content() == expected[1]
+    section.get_by_role("button", name="Hint").click()
+    expect(section.locator("[data-exercise-hint-text]")).to_have_text(exercise.hint)
+    section.get_by_role("button", name="Show solution").click()
+    solution = section.locator("[data-exercise-solution-code]")
+    expect(solution).to_be_visible()
+    assert solution.text_content().strip() == exercise.solution.strip()
+    section.locator("pre.code[data-cell-code]").focus()
+    expect(section.locator(".cm-content")).to_be_focused(timeout=TIMEOUT_MS)
+    v.page.keyboard.press("Control+a")
+    v.page.keyboard.insert_text(solution.text_content().rstrip("\n"))
+    check()
+    expected = exercise.check(in_cpython_namespace(exercise.solution))
+    assert section.get_attribute("data-exercise-result") == "pass" == expected[0]
+    assert verdict.text_content() == expected[1]
+    assert not v.errors
+
+
+def in_cpython_namespace(code: str) -> dict:
+    """The namespace ``code`` leaves in CPython (an exception ends it, as in the page)."""
+    namespace: dict = {"__name__": "__main__"}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
+        exec(code, namespace)
+    return namespace
