@@ -147,6 +147,8 @@
 
   // ------------------------------------------------------------ running
 
+  const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
   const setNote = (cell, text) => {
     cell.note.textContent = text;
   };
@@ -184,7 +186,7 @@
   // Run `steps` for `cell` once the cells' Python is ready, one run at a time, with Stop shown.
   async function whileRunning(cell, steps) {
     if (state.busy) {
-      setNote(cell, `The ${state.busy.label} is still running; Stop ends it.`);
+      setNote(cell, `${capitalised(state.busy.label)} is still running; Stop ends it.`);
       return;
     }
     state.busy = cell;
@@ -231,7 +233,7 @@
         if (!result) return;
         if (!each.solo) state.ranHere.add(each.id);
         if (!showResult(each, result) && each !== cell) {
-          setNote(cell, `The ${each.label}, which this one follows, failed first.`);
+          setNote(cell, `${capitalised(each.label)}, which this one follows, failed first.`);
           return;
         }
       }

@@ -130,6 +130,11 @@ BAD_INPUTS = {
     "exit": ("import os\nos._exit(0)", ["SystemExit", "goes on"]),
     "flood": ("while True:\n    print('again')", ["output cut"]),
     "figures' names": ("import numpy as np\ndel np\nimport figures\ndel figures", []),
+    "callback": (
+        "from js import setTimeout\nfrom pyodide.ffi import create_once_callable\n"
+        "setTimeout(create_once_callable(lambda: 1 / 0), 0)\n'scheduled'",
+        ["'scheduled'"],
+    ),
 }
 
 
@@ -153,6 +158,18 @@ def test_bad_input_is_reported_and_the_page_stays_live(live_post2, name):
     assert output(v, 3) == "2"
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
     assert not v.errors
+
+
+def test_run_pressed_before_python_is_ready_waits_and_says_so(visit):
+    v = visit(PAGE)
+    v.page.wait_for_function("() => document.documentElement.dataset.cells === 'ready'")
+    cell(v, 1).get_by_role("button", name="Run").click()
+    expect(cell(v, 1).locator(".cell-note")).to_contain_text("Waiting for the page's Python")
+    wait_run(v, 1)
+    assert output(v, 1) == in_cpython(originals(v)[:1])[0]
+    assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
+    assert not v.errors
+    v.close()
 
 
 def test_stop_ends_an_infinite_loop_and_python_starts_again(live_post2):
