@@ -23,9 +23,11 @@ from markupsafe import Markup
 import pages
 from figures import REGISTRY, module
 from figures.page import document, serialize, slot_id, to_json
+from pages import exercises
 from sitebuild import cache as runtime_cache
 from sitebuild import (
     checks,
+    editor,
     glossary,
     hashed,
     install,
@@ -137,20 +139,25 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
     """The files the worker loads by their hashed names: its own script, the zstd decoder's
     script, the folder of Pyodide's core files (its ``indexURL``) and the lock file."""
     url = hashed.urls(moved, base)
-    return {
+    urls = {
         "worker": url("static/worker.js"),
         "zstd": url("static/zstd.js"),
         "pyodide": base + hashed.index_folder(moved),
         "lock": url(hashed.LOCK),
     }
+    if editor.STATIC in moved:  # the cells' code editor, loaded when a reader first uses one
+        urls["editor"] = url(editor.STATIC)
+    return urls
 
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
     Python starts before BokehJS is evaluated; adopt.js, a11y.js and page.js after BokehJS and
-    Panel (page.js calls the other two)."""
+    Panel (page.js calls the other two); cells.js last (the code cells, which start their own
+    Python once the figures are live)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    return ["static/boot.js", *vendored, "static/adopt.js", "static/a11y.js", "static/page.js"]
+    scripts = ["static/adopt.js", "static/a11y.js", "static/page.js", "static/cells.js"]
+    return ["static/boot.js", *vendored, *scripts]
 
 
 def prerender_figure(figure_id: str, panel_dist: str) -> str:
@@ -201,6 +208,7 @@ def environment(templates: Path) -> jinja2.Environment:
         autoescape=True,
     )
     env.globals["frame"] = series.Frame(series.local_url("/"))  # build() sets the public one
+    env.globals["exercise"] = lambda number: snippets.exercise_html(exercises.by_number(number))
     return env
 
 
@@ -272,6 +280,7 @@ def build(
     packages = install_runtime(out, cache)
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
+    editor.write_bundle(cache, out / "static", log)
     # Deploy-safe names (sitebuild/hashed.py): the site's files and the vendored trees now,
     # since the prose links them and the snapshots keep Panel's dist URL; runtime/ once the
     # snapshots are in it.

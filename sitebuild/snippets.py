@@ -2,6 +2,7 @@
 
 import contextlib
 import io
+import json
 import textwrap
 import traceback
 
@@ -23,11 +24,16 @@ SNIPPET = "<page snippet>"
 # scheme's code background (a browser test measures it).
 CODE_STYLE = "xcode"
 DARK_CODE_STYLE = "monokai"
+
+
 # A block scrolls sideways where its lines are wider than the column (on a phone), so a reader
 # without a mouse must be able to focus it to scroll it with the arrow keys; the role and name
 # say what the focused block is.
-CODE_ATTRS = 'tabindex="0" role="group" aria-label="Python code"'
-OUTPUT_ATTRS = 'tabindex="0" role="group" aria-label="printed output"'
+def focusable(name: str) -> str:
+    """The attributes of a block a keyboard can focus, named ``name``."""
+    return f'tabindex="0" role="group" aria-label="{escape(name)}"'
+
+
 # The dark theme applies where static/scheme.js chose dark, or, on a page without scripts,
 # where the system prefers dark.
 _DARK_SCHEME = ':root[data-scheme="dark"] .code'
@@ -64,6 +70,7 @@ def runner():
     Each snippet runs inside the options, which restore the build's own when it ends.
     """
     namespace: dict = {"__name__": "__snippet__"}
+    cells: list[str] = []  # the page's snippets so far, numbered from 1 in page order
 
     def run(code: str = "", caller=None) -> Markup:
         # Used as {% call code() %}...{% endcall %}: the block's text is the code.
@@ -74,14 +81,62 @@ def runner():
                 exec(compile(code, SNIPPET, "exec"), namespace)
         except Exception as err:
             raise BuildError(failure(code, err)) from err
-        code_html = highlight(code, PythonLexer(), _FORMATTER)
-        html = f'<pre class="code" {CODE_ATTRS}><code>{code_html}</code></pre>'
-        printed = out.getvalue().rstrip("\n")
-        if printed:
-            html += f'<pre class="code-output" {OUTPUT_ATTRS}>{escape(printed)}</pre>'
-        return Markup(f'<div class="snippet">{html}</div>')
+        cells.append(code)
+        return cell_html(str(len(cells)), code, out.getvalue().rstrip("\n"))
 
     return run
+
+
+def cell_html(key: str, code: str, printed: str, label: str = "", solo: bool = False) -> Markup:
+    """A snippet as the page shows it: the highlighted code and its printed output (hidden when
+    it printed nothing). Once the page is live, static/cells.js makes it an editable cell
+    (``data-cell``) and reveals its controls, which a page without scripts never shows.
+    ``label`` names it for a screen reader ("cell 3"); a ``solo`` cell (an exercise's) runs
+    in a namespace of its own instead of the page's."""
+    label = label or f"cell {key}"
+    output = f'<pre class="code-output" data-cell-output {focusable(f"output of {label}")}'
+    output += f"{'' if printed else ' hidden'}>{escape(printed)}</pre>"
+    note = f"cell-{key}-note"
+    return Markup(
+        f'<div class="snippet" data-cell="{key}" data-cell-label="{label}"'
+        f"{' data-cell-solo' if solo else ''}>"
+        f'<pre class="code" data-cell-code {focusable(f"Python code of {label}")}>'
+        f"<code>{highlight(code, PythonLexer(), _FORMATTER)}"
+        f"</code></pre>"
+        f'<div class="cell-bar" hidden>'
+        f'<button type="button" data-cell-run aria-describedby="{note}">Run</button>'
+        f'<button type="button" data-cell-stop hidden>Stop</button>'
+        f'<button type="button" data-cell-reset hidden>Reset</button>'
+        f'<span class="cell-note" id="{note}" role="status"></span>'
+        f"</div>{output}</div>"
+    )
+
+
+def exercise_html(exercise) -> Markup:
+    """An exercise (pages/exercises.py): its task, its starter code as a cell of its own, Check,
+    Hint and Show solution (revealed by static/cells.js once live), the verdict, and the check
+    the page runs after the reader's code."""
+    key = f"exercise-{exercise.number}"
+    title = f"Exercise {exercise.number} · {escape(exercise.title)}"
+    solution = highlight(exercise.solution, PythonLexer(), _FORMATTER)
+    check = json.dumps(exercise.check_source()).replace("</", "<\\/")
+    return Markup(
+        f'<section class="exercise" data-exercise="{exercise.number}" '
+        f'aria-labelledby="{key}-title">'
+        f'<h3 id="{key}-title">{title}</h3><p>{exercise.task}</p>'
+        f"{cell_html(key, exercise.starter, '', f'exercise {exercise.number}', solo=True)}"
+        f'<div class="exercise-bar" hidden>'
+        f'<button type="button" data-exercise-check>Check</button>'
+        f'<button type="button" data-exercise-hint aria-expanded="false">Hint</button>'
+        f'<button type="button" data-exercise-solution aria-expanded="false">Show solution'
+        f"</button></div>"
+        f'<p class="exercise-verdict" data-exercise-verdict role="status"></p>'
+        f'<p class="exercise-hint" data-exercise-hint-text hidden>{escape(exercise.hint)}</p>'
+        f'<pre class="code exercise-solution" data-exercise-solution-code hidden><code>'
+        f"{solution}</code></pre>"
+        f'<script type="application/json" data-exercise-check-code>{check}</script>'
+        f"</section>"
+    )
 
 
 def failure(code: str, err: Exception) -> str:
@@ -100,4 +155,4 @@ def failure(code: str, err: Exception) -> str:
 def source_view(path) -> Markup:
     """A file's source, highlighted, for a figure's "view source" panel."""
     code = highlight(path.read_text(), PythonLexer(), _FORMATTER)
-    return Markup(f'<pre class="code" {CODE_ATTRS}><code>{code}</code></pre>')
+    return Markup(f'<pre class="code" {focusable("Python code")}><code>{code}</code></pre>')

@@ -147,6 +147,6 @@ def test_code_prints_the_proses_digits(html):
     here, moved, gap = outputs[3].splitlines()
     assert here.startswith(N["rope_score"]) and moved.startswith(N["rope_score"])
     assert gap == sci(float(moved) - float(here), 1)
-    snippets = re.findall(r'<div class="snippet">(.*?)</div>', html, flags=re.S)
+    snippets = re.findall(r'<div class="snippet"[^>]*>(.*?)</div>', html, flags=re.S)
     (rotary,) = [re.sub(r"<[^>]+>", "", s) for s in snippets if "example_query_key" in s]
     assert "# full precision" in rotary

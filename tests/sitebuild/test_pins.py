@@ -28,6 +28,7 @@ def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_a11y_and_page():
         "static/adopt.js",
         "static/a11y.js",
         "static/page.js",
+        "static/cells.js",
     ]
 
 

@@ -100,9 +100,12 @@ FULL_PRECISION = "# full precision"
 WIDER = re.compile(r"#.*?\b(\d+) decimals\b")
 # A printed float: its decimals (a mantissa's, in scientific notation).
 FLOAT = re.compile(r"(?<![\w.])[-+]?\d+\.(\d+)(?:e[-+]?\d+)?")
+# A snippet the build ran (sitebuild.snippets.cell_html; not an exercise's starter, a cell of
+# its own): its code, its cell's controls, its output.
 SNIPPET = re.compile(
-    r'<div class="snippet"><pre class="code"[^>]*><code>(.*?)</code></pre>'
-    r'(?:<pre class="code-output"[^>]*>(.*?)</pre>)?</div>',
+    r'<div class="snippet"(?![^>]*data-cell-solo)[^>]*>'
+    r'<pre class="code"[^>]*><code>(.*?)</code></pre><div class="cell-bar".*?</div>'
+    r'<pre class="code-output"[^>]*>(.*?)</pre></div>',
     re.S,
 )
 
