@@ -291,17 +291,17 @@ def build(
     link_previews(env, out)
     prose = render_pages(env, base, cache, surveyed)
     figures = {page.SLUG: ids for page, (_, ids) in prose.items() if ids}
-    metas = {}
-    if snapshots:
+    meta = {}
+    if snapshots and figures:
         folder = cache / "snapshots"
         decoder = install.zstd_decoder(cache)
         panel_css = dist_url(base, moved)
-        metas = snapshot.make(
+        meta = snapshot.make(
             out / "runtime", figures, panel_css, pins.PYODIDE_VERSION, folder, decoder, log
         )
     moved |= hashed.hash_runtime(out)
     built = Built(out, base, cache, env, packages, moved, katex)
-    write_pages(built, prose, metas, prerender)
+    write_pages(built, prose, meta, prerender)
     log("done")
     return built
 
@@ -309,16 +309,15 @@ def build(
 def write_pages(
     built: Built,
     prose: dict,
-    metas: dict[str, dict],
+    meta: dict,
     prerender: Callable[[str, str], str] = prerender_figure,
 ) -> None:
     """Write every page of ``prose`` (from render_pages) with its live figures and its math;
-    ``metas``: the pages' snapshots, by slug."""
+    ``meta``: the site's snapshot, which every page with figures restores ({}: none)."""
     url = hashed.urls(built.moved, built.base)
+    restore = snapshot.page_config(url, meta) if meta else None
     html = {}
     for page, (text, ids) in prose.items():
-        meta = metas.get(page.SLUG)
-        restore = snapshot.page_config(url, page.SLUG, meta) if meta else None
         args = (built.base, ids, built.packages, restore, built.moved, prerender)
         with checks.building_figures(page, {fid: module(fid) for fid in ids}):
             live = add_live_figures(built.env, text, *args) if ids else None

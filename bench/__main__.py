@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench                       # build the site, measure it and the baseline
     .venv/bin/python -m bench --site DIR            # measure an existing build (base below)
-    .venv/bin/python -m bench --runs 5 --pages section-3-3 --no-baseline --throttle
+    .venv/bin/python -m bench --runs 5 --pages section-3-3 --no-baseline --throttle --slow
 
 For every page with figures: N cold loads (fresh context each), with the page's performance
 marks (pre-render visible, the loading steps, figures live) and the bytes of every response
@@ -10,9 +10,11 @@ marks (pre-render visible, the loading steps, figures live) and the bytes of eve
 context; then, in one more load with every outside request aborted, the latency from a control
 change to the figure's readout changing, for every figure. The baseline is the three-steps
 figure converted by `panel convert --to pyodide-worker`, served offline and measured the same
-way. Both are served by sitebuild/serve.py, which behaves like the static host (text, scripts
-and WebAssembly gzipped on the wire, a ten-minute cache lifetime); the gzipping is done before
-the first timed load. Timings on a shared machine are noisy: read medians, not single runs.
+way. The series row reads every page with figures in reading order in one browser session
+(one cache), with the bytes each page adds. Both are served by sitebuild/serve.py, which
+behaves like the static host (text, scripts and WebAssembly gzipped on the wire, a ten-minute
+cache lifetime); the gzipping is done before the first timed load. Timings on a shared machine
+are noisy: read medians, not single runs.
 """
 
 import argparse
@@ -31,6 +33,7 @@ from bench.baseline import BASE as BASELINE_BASE
 from bench.baseline import FIGURE as BASELINE_FIGURE
 from bench.baseline import prepare as prepare_baseline
 from bench.browser import (
+    SLOW,
     THROTTLE,
     Load,
     chromium,
@@ -63,6 +66,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--throttle", action="store_true", help="also run loads at 50 Mbit/s, 40 ms"
     )
+    parser.add_argument("--slow", action="store_true", help="also run loads at 10 Mbit/s, 100 ms")
     args = parser.parse_args(argv)
     if args.runs < 1 or args.changes < 1:
         parser.error("--runs and --changes must be at least 1")
@@ -120,8 +124,9 @@ def scenarios(figure_ids: list[str]) -> list[dict]:
     return out
 
 
-def cold_runs(browser, url: str, runs: int, second: str | None, throttle: bool = False):
-    """``runs`` cold loads of ``url``, each followed by ``second`` in the same context."""
+def cold_runs(browser, url: str, runs: int, second: str | None, throttle: dict | None = None):
+    """``runs`` cold loads of ``url``, each followed by ``second`` in the same context
+    (``throttle``: the network conditions, THROTTLE or SLOW; None for none)."""
     loads, warm = [], []
     for k in range(runs):
         context, page, recorder = new_page(browser, throttle=throttle)
@@ -171,14 +176,42 @@ def measure_site(browser, root: str, pages: list[str], found, args) -> dict:
     for slug in pages:
         second = next_page(slug, list(found))
         loads, warm = cold_runs(browser, root + slug, args.runs, second and root + second)
-        throttled = (
-            cold_runs(browser, root + slug, args.runs, None, True)[0] if args.throttle else []
-        )
+        throttled = conditioned_runs(browser, root + slug, args)
         named = scenarios(found[slug])
         rows, blocked, _ = latency_run(browser, root + slug, found[slug], args.changes, named)
-        results[slug] = {"loads": loads, "warm": warm, "throttled": throttled, "latency": rows,
+        results[slug] = {"loads": loads, "warm": warm, **throttled, "latency": rows,
                          "blocked": blocked}  # fmt: skip
     return results
+
+
+def conditioned_runs(browser, url: str, args) -> dict[str, list[Load]]:
+    """The throttled (50 Mbit/s) and slow (10 Mbit/s) cold loads the arguments ask for."""
+    return {
+        "throttled": cold_runs(browser, url, args.runs, None, THROTTLE)[0] if args.throttle else [],
+        "slow": cold_runs(browser, url, args.runs, None, SLOW)[0] if args.slow else [],
+    }
+
+
+def reading_order(slugs: list[str]) -> list[str]:
+    """The pages in the order a reader of the series meets them (pages.POSTS), others after."""
+    import pages
+
+    order = [f"{post.SLUG}/" if post.SLUG else "" for post in pages.posts()]
+    return sorted(slugs, key=lambda slug: order.index(slug) if slug in order else len(order))
+
+
+def series_run(browser, root: str, slugs: list[str]) -> list[Load]:
+    """Every page of ``slugs`` in reading order in ONE cold browser context: what reading the
+    series costs, each load counting only what did not come from the cache."""
+    context, page, recorder = new_page(browser)
+    try:
+        loads = []
+        for slug in reading_order(slugs):
+            loads.append(measure_load(page, recorder, root + slug))
+            log(f"series: {slug} live at {report.seconds(loads[-1].live)}")
+        return loads
+    finally:
+        context.close()
 
 
 def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
@@ -189,21 +222,21 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}{BASELINE_BASE}app.html"
         loads, _ = cold_runs(browser, url, args.runs, None)
-        throttled = cold_runs(browser, url, args.runs, None, True)[0] if args.throttle else []
+        throttled = conditioned_runs(browser, url, args)
         rows, blocked, _ = latency_run(browser, url, [None], args.changes)
     finally:
         server.shutdown()
-    return {"loads": loads, "throttled": throttled, "latency": rows, "blocked": blocked,
+    return {"loads": loads, **throttled, "latency": rows, "blocked": blocked,
             "outside": outside, "notes": notes}  # fmt: skip
 
 
-def transfer_lines(loads: list[Load], throttled: bool = False) -> list[str]:
+def transfer_lines(loads: list[Load], throttled: dict | None = None) -> list[str]:
     """The throttling check: effective download rate of the largest page and worker files.
 
-    In a throttled run, a rate well above the emulated one means the throttling did not
-    reach that side's requests.
+    In a throttled run (``throttled``: its conditions), a rate well above the emulated one
+    means the throttling did not reach that side's requests.
     """
-    limit = THROTTLE["downloadThroughput"] * 8 / 1e6
+    limit = (throttled or THROTTLE)["downloadThroughput"] * 8 / 1e6
     lines = []
     for side in ("page", "worker"):
         rates = [x.transfer[side] for x in loads if side in x.transfer]
@@ -233,20 +266,37 @@ def print_measures(title: str, r: dict, args, warm, per: str) -> None:
     """One page's (or the baseline's) tables: cold loads, throttled loads, latency, requests."""
     print("\n".join(report.load_table(title, r["loads"], warm)))
     print("\n".join(transfer_lines(r["loads"])))
-    if r["throttled"]:
-        print("\n".join(report.load_table(throttle_title(args), r["throttled"])))
-        print("\n".join(transfer_lines(r["throttled"], throttled=True)))
+    for key, conditions in (("throttled", THROTTLE), ("slow", SLOW)):
+        if r[key]:
+            print("\n".join(report.load_table(throttle_title(args, conditions), r[key])))
+            print("\n".join(transfer_lines(r[key], throttled=conditions)))
     print(f"  control -> readout latency ({args.changes} {per}, ms):")
     print("\n".join(report.latency_table(r["latency"])))
     print_outside(r["loads"], r["blocked"])
 
 
-def throttle_title(args) -> str:
-    down = THROTTLE["downloadThroughput"] * 8 / 1e6
+def throttle_title(args, conditions: dict) -> str:
+    down = conditions["downloadThroughput"] * 8 / 1e6
     return (
-        f"  throttled ({down:.0f} Mbit/s down, {THROTTLE['latency']} ms latency, CDP on the page), "
-        f"{args.runs} cold loads:"
+        f"  throttled ({down:.0f} Mbit/s down, {conditions['latency']} ms latency, CDP on the "
+        f"page), {args.runs} cold loads:"
     )
+
+
+def print_series(loads: list[Load]) -> None:
+    """The series row: each page's live time and the bytes it added, and the running total."""
+    print()
+    print("SERIES every page with figures in reading order, one browser session (one cache)")
+    print(f"  {'page':<28} {'pre-render':>10} {'live':>8} {'added, gzip':>12} {'total, gzip':>12}")
+    total = 0
+    for load in loads:
+        total += load.gzip_bytes
+        page = load.url.rsplit("/", 2)[-2] + "/"
+        cells = [report.seconds(load.prerender), report.seconds(load.live)]
+        cells += [report.megabytes(load.gzip_bytes), report.megabytes(total)]
+        print(f"  {page:<28} {cells[0]:>10} {cells[1]:>8} {cells[2]:>12} {cells[3]:>12}")
+        if load.state != "live":
+            print(f"    NOT LIVE: {load.state}")
 
 
 def print_outside(loads: list[Load], blocked: list[str]) -> None:
@@ -272,7 +322,10 @@ def print_ratios(site: dict, base: dict) -> None:
     """Site / baseline for each page's medians, and for the three-steps figure's latency."""
     print()
     print("RATIOS site / baseline (medians; below 1 = the site is faster or smaller)")
-    print(f"  {'page':<28} {'pre-render':>10} {'live':>8} {'raw bytes':>10} {'gzip bytes':>11}")
+    print(
+        f"  {'page':<28} {'pre-render':>10} {'live':>8} {'raw bytes':>10} {'gzip bytes':>11}"
+        f" {'live 10 Mbit/s':>15}"
+    )
 
     def med(loads, key):
         return report.median_or_none([key(x) for x in loads])
@@ -285,8 +338,12 @@ def print_ratios(site: dict, base: dict) -> None:
             report.ratio(med(s, lambda x: x.live), med(b, lambda x: x.live)),
             report.ratio(med(s, lambda x: x.raw_bytes), med(b, lambda x: x.raw_bytes)),
             report.ratio(med(s, lambda x: x.gzip_bytes), med(b, lambda x: x.gzip_bytes)),
+            report.ratio(med(r["slow"], lambda x: x.live), med(base["slow"], lambda x: x.live)),
         ]
-        print(f"  {slug:<28} {cells[0]:>10} {cells[1]:>8} {cells[2]:>10} {cells[3]:>11}")
+        print(
+            f"  {slug:<28} {cells[0]:>10} {cells[1]:>8} {cells[2]:>10} {cells[3]:>11}"
+            f" {cells[4]:>15}"
+        )
     theirs = [v for _, res in base["latency"] for v in res.get("latencies", [])]
     figure = BASELINE_FIGURE.replace("_", "-")
     for slug, r in site.items():
@@ -318,6 +375,7 @@ def main(argv: list[str] | None = None) -> None:
         with chromium() as browser:
             try:
                 results = measure_site(browser, root, pages, found, args)
+                series = series_run(browser, root, pages)
             finally:
                 server.shutdown()
             if not args.no_baseline:
@@ -328,6 +386,7 @@ def main(argv: list[str] | None = None) -> None:
     print("served like the static host: text, scripts and WebAssembly gzipped on the wire,")
     print(f"Cache-Control {CACHE_CONTROL} (sitebuild/serve.py)")
     print_site(results, found, args)
+    print_series(series)
     if baseline:
         print_baseline(baseline, args)
         print_ratios(results, baseline)

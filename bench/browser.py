@@ -26,6 +26,8 @@ THROTTLE = {
     "downloadThroughput": 50e6 / 8,
     "uploadThroughput": 50e6 / 8,
 }
+# The slow run: a phone on a 10 Mbit/s connection, 100 ms away.
+SLOW = {**THROTTLE, "latency": 100, "downloadThroughput": 10e6 / 8, "uploadThroughput": 10e6 / 8}
 LOCAL = "http://127.0.0.1:"
 STEP_MARKS = ("loading-step-1", "loading-step-2", "loading-step-3", "figures-built")
 
@@ -209,8 +211,9 @@ def is_outside(url: str) -> bool:
     return not url.startswith((LOCAL, "blob:", "data:"))
 
 
-def new_page(browser, throttle: bool = False, block_outside: bool = False):
-    """A fresh context (cold cache) and page, instrumented; optionally network-throttled.
+def new_page(browser, throttle: dict | None = None, block_outside: bool = False):
+    """A fresh context (cold cache) and page, instrumented; optionally network-throttled
+    (``throttle``: DevTools' network conditions, THROTTLE or SLOW).
 
     With ``block_outside`` every request leaving 127.0.0.1 is aborted by a route and kept in
     ``recorder.blocked``. Routing disables Chromium's HTTP cache, so timed loads go without
@@ -230,7 +233,7 @@ def new_page(browser, throttle: bool = False, block_outside: bool = False):
     if throttle:
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", THROTTLE)
+        cdp.send("Network.emulateNetworkConditions", throttle)
     return context, page, recorder
 
 

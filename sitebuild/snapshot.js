@@ -1,4 +1,4 @@
-// Make one page's Pyodide memory snapshot at build time, in Node:
+// Make the site's Pyodide memory snapshot at build time, in Node:
 //
 //   node snapshot.js '{"runtime": DIR, "unpacked": DIR, "sitePackages": PATH, "figures": [...],
 //                      "distUrl": URL, "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
@@ -7,9 +7,10 @@
 // from, the same path the page config gives the browser worker.
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
-// libraries, builds the page's figures exactly as the browser worker would (figures.live.start)
-// and saves the whole WebAssembly heap (sitebuild/snapshot.py compresses it). The browser
-// restores that heap instead of starting Python, importing Panel and building the figures.
+// libraries, builds every figure of the site ("figures") as the browser worker would build a
+// page's (figures.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py
+// compresses it). Each page's worker restores that heap instead of starting Python, importing
+// Panel and building the figures, and keeps its own page's figures.
 //
 // A heap is only meaningful with the shared libraries back at the addresses they had, so the
 // metadata records, for each library in load order, where its memory and function-table

@@ -1,10 +1,15 @@
-"""Pyodide memory snapshots: every page's figures built once, at build time, for the browser.
+"""The Pyodide memory snapshot: every figure of the site built once, at build time.
 
 Starting Python, importing Panel and building a page's figures is the slowest part of a
-page going live. A snapshot is the WebAssembly heap saved right after ``figures.live.start``
-ran in Node with the same Pyodide, wheels and figures; the page's worker restores it instead
-(see static/worker.js), and falls back to the ordinary start if anything about it does not
-fit.
+page going live. The snapshot is the WebAssembly heap saved right after ``figures.live.start``
+built every figure of every page in Node, with the same Pyodide and wheels; each page's worker
+restores it instead (see static/worker.js), keeps its own page's figures, and falls back to
+the ordinary start if anything about it does not fit.
+
+One heap serves the whole site: most of it (Python, numpy, Bokeh and Panel imported) is the
+same on every page, and the figures themselves add little (about 3.4 MB of 15 MB, zstd, for
+22 figures), so a reader downloads it once for the series and, as its name follows its
+content, again only when it changed.
 
 What a heap does not hold ships beside it, as one bundle shared by every page
 (sitebuild/bundle.py). Heaps and bundle are compressed with zstd, which makes them
@@ -19,10 +24,8 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import zstandard
@@ -33,17 +36,21 @@ from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 
 SCRIPT = Path(__file__).with_name("snapshot.js")
 FOLDER = "snapshots"  # under site/runtime/
+HEAP = "heap-{}.bin.zst"  # under site/runtime/FOLDER/: the heap every page restores, by part
 FILES = "site-packages.bin.zst"  # under site/runtime/
 DECODER = "zstd-decoder.wasm"  # under site/runtime/
 # Pyodide's two large downloads, also as zstd frames NAME.zst for the snapshot path, since
 # they are smaller than the gzip the server sends (the worker hands them to Pyodide
 # unpacked); the ordinary start fetches the files themselves.
 PACKED = ("pyodide.asm.wasm", "python_stdlib.zip")
-# Snapshot making is CPU bound and runs one Node per page: two at a time on two cores.
-PARALLEL = 2
 # zstd's highest ordinary level: slow, but paid once per change of the figures or the runtime
 # (the result is cached), and every reader downloads the smaller heaps.
 LEVEL = 19
+# The heap ships in parts of this many bytes unpacked, each its own zstd frame, fetched at once
+# and decoded as one stream: a browser keeps a file in its cache only up to a size (about 6 MB
+# in a private window's memory cache), and parts of 2-3 MB stay cached for the next page.
+# zstd at LEVEL looks back 8 MiB at most, so the parts compress as well as one frame would.
+PART = 8 << 20
 # Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
 KEEP = 12
 
@@ -71,11 +78,11 @@ def short_key(recipe: dict) -> str:
 
 
 def inputs_key(runtime: str, figure_ids: list[str], dist_url: str) -> str:
-    """What one page's snapshot depends on: the runtime_digest, the maker, the page."""
+    """What the snapshot depends on: the runtime_digest, the maker, the figures."""
     maker = sha256_file(SCRIPT)
     return short_key(
         {"runtime": runtime, "maker": maker, "figures": figure_ids, "distUrl": dist_url,
-         "level": LEVEL}
+         "level": LEVEL, "part": PART}
     )  # fmt: skip
 
 
@@ -97,9 +104,22 @@ def compress(data: bytes) -> bytes:
     return zstandard.ZstdCompressor(level=LEVEL, threads=-1).compress(data)
 
 
+def compress_parts(data: bytes) -> list[bytes]:
+    """``data`` in parts of PART bytes, each as one zstd frame."""
+    return [compress(data[at : at + PART]) for at in range(0, len(data), PART)]
+
+
+def split(data: bytes, sizes: list[int]) -> list[bytes]:
+    """``data`` cut into consecutive pieces of these sizes."""
+    ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+    if not ends or ends[-1] != len(data):
+        raise ValueError(f"{len(data)} bytes cannot be cut into parts of {sizes}")
+    return [data[end - size : end] for size, end in zip(sizes, ends, strict=True)]
+
+
 @dataclass(frozen=True)
 class Maker:
-    """What every page's snapshot is made with, and where cached snapshots live."""
+    """What the snapshot is made with, and where cached snapshots live."""
 
     runtime_dir: Path
     site_packages: Path
@@ -110,17 +130,17 @@ class Maker:
 
 
 def cache_entry(cache: Path, key: str) -> tuple[Path, Path]:
-    """A page's cached heap and metadata."""
+    """A cached heap (its parts' frames, one after another) and its metadata."""
     return cache / f"{key}.bin.zst", cache / f"{key}.json"
 
 
 def is_cached(cache: Path, key: str) -> bool:
-    """Whether a page's heap and metadata are both in the cache."""
+    """Whether a heap and its metadata are both in the cache."""
     return all(path.is_file() for path in cache_entry(cache, key))
 
 
 def make_heap(maker: Maker, figures: list[str], key: str) -> None:
-    """Run the maker for one page; put its compressed heap and its metadata in the cache."""
+    """Run the maker for these figures; put the compressed heap and its metadata in the cache."""
     state, meta = cache_entry(maker.cache, key)
     with tempfile.TemporaryDirectory(prefix="making-", dir=maker.cache) as tmp:
         heap, made = Path(tmp) / "heap", Path(tmp) / "meta.json"
@@ -136,20 +156,15 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
                 "meta": str(made),
             }
         )
-        write_atomic(state, compress(heap.read_bytes()))
-        write_atomic(meta, made.read_bytes())  # last: is_cached needs both
+        frames = compress_parts(heap.read_bytes())
+        write_atomic(state, b"".join(frames))
+        recorded = {**json.loads(made.read_text()), "parts": [len(f) for f in frames]}
+        write_atomic(meta, json.dumps(recorded).encode())  # last: is_cached needs both
 
 
-def page_snapshot(maker: Maker, slug: str, figures: list[str], key: str) -> dict:
-    """One page's snapshot into the site (made if not cached); return its metadata."""
-    state, meta = cache_entry(maker.cache, key)
-    if not is_cached(maker.cache, key):
-        maker.log(f"snapshot: making {slug or 'index'} ({', '.join(figures)})")
-        make_heap(maker, figures, key)
-    shutil.copy(state, maker.runtime_dir / FOLDER / f"{slug}.bin.zst")
-    for used in (state, meta):
-        used.touch()  # recently used: kept by prune
-    return json.loads(meta.read_text())
+def site_figures(pages: dict[str, list[str]]) -> list[str]:
+    """Every figure of the site, once each, in page order."""
+    return list(dict.fromkeys(fid for ids in pages.values() for fid in ids))
 
 
 def make(
@@ -160,27 +175,35 @@ def make(
     cache: Path,
     decoder: bytes,
     log: Log = print,
-) -> dict[str, dict]:
-    """Snapshot every page (slug -> figure ids) into runtime_dir; return slug -> metadata.
+) -> dict:
+    """The site's snapshot (every figure of ``pages``, slug -> figure ids) into runtime_dir;
+    return its metadata, which every page's config shares.
 
-    The wheels are unpacked into a site-packages tree only when a heap or the files bundle
-    is to be made, once, before the pages are made in parallel.
+    The wheels are unpacked into a site-packages tree only when the heap or the files bundle
+    is to be made.
     """
     cache.mkdir(parents=True, exist_ok=True)
     (runtime_dir / FOLDER).mkdir(exist_ok=True)
     (runtime_dir / DECODER).write_bytes(decoder)
-    runtime = runtime_digest(runtime_dir)  # read once, not once per page
-    keys = [inputs_key(runtime, ids, dist_url) for ids in pages.values()]
+    runtime = runtime_digest(runtime_dir)
+    figures = site_figures(pages)
+    key = inputs_key(runtime, figures, dist_url)
     # Unpacked for this build alone: another build may share the cache at the same time.
     unpack_dir = cache / f"site-packages-{os.getpid()}"
     maker = Maker(runtime_dir, unpack_dir, dist_url, pyodide_version, cache, log)
-    unpacked = not all(is_cached(cache, key) for key in keys)
-    if unpacked:
+    unpacked = False
+    state, meta_file = cache_entry(cache, key)
+    if not is_cached(cache, key):
+        log(f"snapshot: making the site's ({len(figures)} figures on {len(pages)} pages)")
         unpack_wheels(runtime_dir, maker.site_packages)
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        made = pool.map(partial(page_snapshot, maker), pages, pages.values(), keys)
-        metas = dict(zip(pages, made, strict=True))
-    common, packages = bundle_recipe(metas.values())
+        unpacked = True
+        make_heap(maker, figures, key)
+    meta = json.loads(meta_file.read_text())
+    for i, part in enumerate(split(state.read_bytes(), meta["parts"])):
+        (runtime_dir / FOLDER / HEAP.format(i)).write_bytes(part)
+    for used in (state, meta_file):
+        used.touch()  # recently used: kept by prune
+    common, packages = bundle_recipe([meta])
     bundle = cache / f"files-{bundle_key(runtime, common, packages)}.bin.zst"
     if not bundle.is_file():
         if not unpacked:
@@ -194,18 +217,14 @@ def make(
     prune(cache)
     if unpacked:
         shutil.rmtree(maker.site_packages)
-    log_sizes(runtime_dir, pages, bundle, log)
-    files_bytes = frame_size(bundle)
-    return {
-        slug: {**meta, "filesBytes": files_bytes, "packed": packed} for slug, meta in metas.items()
-    }
+    log_sizes(runtime_dir, bundle, log)
+    return {**meta, "filesBytes": frame_size(bundle), "packed": packed}
 
 
-def log_sizes(runtime_dir: Path, pages: Iterable[str], bundle: Path, log: Log) -> None:
-    """One build-log line: the snapshots' bytes and the shared bundle's, as shipped."""
-    heaps = [(runtime_dir / FOLDER / f"{slug}.bin.zst").stat().st_size for slug in pages]
-    total = sum(heaps) + bundle.stat().st_size
-    log(f"snapshot: {len(heaps)} pages, {total / 1e6:.1f} MB (zstd) with the shared files")
+def log_sizes(runtime_dir: Path, bundle: Path, log: Log) -> None:
+    """One build-log line: the heap's bytes and the files bundle's, as shipped."""
+    heap = sum(part.stat().st_size for part in (runtime_dir / FOLDER).glob(HEAP.format("*")))
+    log(f"snapshot: {heap / 1e6:.1f} MB heap, {bundle.stat().st_size / 1e6:.1f} MB files (zstd)")
 
 
 def frame_size(path: Path) -> int:
@@ -251,12 +270,12 @@ def bundle_key(runtime: str, common: list[str], packages: list[str]) -> str:
     )  # fmt: skip
 
 
-def page_config(url: Callable[[str], str], slug: str, meta: dict) -> dict:
-    """What a page's worker needs to restore its snapshot; ``url`` gives a file's URL by its
+def page_config(url: Callable[[str], str], meta: dict) -> dict:
+    """What a page's worker needs to restore the snapshot; ``url`` gives a file's URL by its
     path under the site as built (sitebuild/hashed.py names it by its content)."""
     return {
         "decoder": url(f"runtime/{DECODER}"),
-        "state": url(f"runtime/{FOLDER}/{slug}.bin.zst"),
+        "state": [url(f"runtime/{FOLDER}/{HEAP.format(i)}") for i in range(len(meta["parts"]))],
         "stateBytes": meta["heapBytes"],
         "files": url(f"runtime/{FILES}"),
         "filesBytes": meta["filesBytes"],

@@ -5,10 +5,10 @@ sources with ``watchfiles`` and rebuilds after every edit; the open pages reload
 themselves (sitebuild/serve.py adds its live-reload script to the HTML it sends, never to the
 files in site/).
 
-The watch mode builds without memory snapshots: every page's snapshot holds the project's
-wheel, so an edit to any figure, the core or the formatting would make every page's snapshot
-again, about a minute of CPU each. Its pages start Python the ordinary way; ``python build.py``,
-the benchmark and the deploy build the whole site with snapshots.
+The watch mode builds without memory snapshots: the site's snapshot holds the project's
+wheel, so an edit to any figure, the core or the formatting would make it again, a few minutes
+of CPU. Its pages start Python the ordinary way; ``python build.py``, the benchmark and the
+deploy build the whole site with its snapshot.
 
 What an edit asks of the build (``plan``):
 

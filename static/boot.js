@@ -2,9 +2,16 @@
 // page's deferred scripts, run before BokehJS is evaluated and the pre-render drawn, so Python
 // downloads and restores on the other core meanwhile. page.js adopts the worker and the
 // messages it sent before page.js was ready.
+//
+// A reader whose browser asks to save data (Data Saver: navigator.connection.saveData) gets
+// no worker here: page.js starts it only when the reader uses a figure or asks for it.
 (() => {
   "use strict";
   if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") return;
+  if (navigator.connection?.saveData === true) {
+    window.figuresBoot = { savingData: true };
+    return;
+  }
   const config = JSON.parse(document.getElementById("page-config").textContent);
   const worker = new Worker(config.urls.worker);
   const events = []; // what the worker says until page.js takes it over

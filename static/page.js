@@ -549,6 +549,36 @@
     }
   }
 
+  // The browser asks to save data (boot.js): no byte of Python is fetched until the reader
+  // uses a figure's control or presses a figure's "Load live figures"; each status line says so.
+  function startWhenAsked() {
+    const waiting = figures[0].querySelector(".fig-status").textContent;
+    const listening = new AbortController(); // every listener below, removed at the first ask
+    const asked = () => {
+      listening.abort();
+      setStatusLines("static", waiting);
+      startWorker();
+    };
+    const once = { capture: true, signal: listening.signal };
+    for (const fig of figures) {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "fig-retry";
+      button.textContent = "Load live figures";
+      const status = fig.querySelector(".fig-status");
+      status.textContent =
+        "Pre-rendered: these are the real default numbers. Your browser asks to save data, so " +
+        "the live figures (several megabytes) load when you use a control, or now:";
+      status.append(" ", button);
+      const slot = document.getElementById(`fig-${fig.dataset.figure}`) ?? fig;
+      // A control used by pointer, keyboard or assistive technology (which sets its value).
+      for (const type of ["pointerdown", "keydown", "input"]) {
+        slot.addEventListener(type, asked, once);
+      }
+      button.addEventListener("click", asked, once);
+    }
+  }
+
   // ---------------------------------------------------------------- links to a figure's view
 
   const figureById = (figureId) => figures.find((fig) => fig.dataset.figure === figureId);
@@ -662,7 +692,9 @@
       scrollToTarget(); // the figures above the target have their size now
       if (canRun && state.phase === "prerendering") enter("starting");
     });
-    if (canRun) (window.figuresBoot ? takeOverBootWorker(window.figuresBoot) : startWorker());
+    const boot = window.figuresBoot;
+    if (canRun && boot?.worker) takeOverBootWorker(boot);
+    else if (canRun) (boot?.savingData ? startWhenAsked() : startWorker());
     await state.prerender.drawing;
     if (!canRun) fail("this browser cannot run Python (no Web Workers or WebAssembly)");
   }

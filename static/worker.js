@@ -1,11 +1,11 @@
 // One Web Worker per page: Pyodide, the page's figures and their callbacks all live here, so
 // the page stays responsive while Python starts and while a figure recomputes.
 //
-// Two ways to start. The fast one restores the page's memory snapshot (made at build time by
-// sitebuild/snapshot.js right after the figures were built): Python, Panel and the figures
-// come back in one copy. The ordinary one starts Python, loads the wheels and builds the
-// figures. If anything about the snapshot does not fit, the page is told ("snapshot-unusable")
-// and starts a new worker the ordinary way.
+// Two ways to start. The fast one restores the site's memory snapshot (made at build time by
+// sitebuild/snapshot.js right after every figure of the site was built): Python, Panel and
+// the figures come back in one copy, and the page keeps its own figures. The ordinary one
+// starts Python, loads the wheels and builds the figures. If anything about the snapshot does
+// not fit, the page is told ("snapshot-unusable") and starts a new worker the ordinary way.
 //
 // The messages between the page (boot.js, page.js) and this worker, each {type, ...payload}:
 //
@@ -133,6 +133,28 @@ async function download(url) {
   return response;
 }
 
+// One body of the responses' bodies one after another (promised responses, in order): the
+// heap's parts, zstd frames that decode as one stream.
+function joined(responses) {
+  let next = 0;
+  let reader = null;
+  const body = new ReadableStream({
+    async pull(controller) {
+      for (;;) {
+        if (!reader) {
+          if (next === responses.length) return controller.close();
+          reader = (await responses[next++]).body.getReader();
+        }
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        reader = null;
+      }
+    },
+    cancel: (reason) => reader?.cancel(reason),
+  });
+  return { body };
+}
+
 // A download's zstd body, unpacked as it is read (it is read only from now on).
 async function unpack(decoder, response, size, what) {
   const body = (await response).body; // a failed download says so itself
@@ -242,10 +264,11 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   await importOrGone(config.urls.zstd);
   progress(1, "downloading Python and the saved state of this page's figures");
   const decoder = zstdDecoder(download(snap.decoder));
-  const downloads = [download(snap.files), download(snap.state)];
+  const bundle = download(snap.files);
+  const parts = snap.state.map(download); // the heap, in parts the HTTP cache keeps
   const packed = snap.packed.map((p) => ({ ...p, download: download(p.url) }));
   // Each failure is reported when its download is unpacked, below.
-  [decoder, ...downloads, ...packed.map((p) => p.download)].forEach((d) => d.catch(() => {}));
+  [decoder, bundle, ...parts, ...packed.map((p) => p.download)].forEach((d) => d.catch(() => {}));
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
   // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
   // would not keep them), for importScripts below.
@@ -256,8 +279,8 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
   );
-  const files = unpack(decoder, downloads[0], snap.filesBytes, "the files bundle");
-  const heap = unpack(decoder, downloads[1], snap.stateBytes, "the saved state");
+  const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
+  const heap = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
   heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start
@@ -284,7 +307,50 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   progress(3, "drawing the figures");
   cellsPython = pyodide;
   figuresLive = pyodide.pyimport("figures.live");
-  return figuresLive.render();
+  return pageDocument(JSON.parse(figuresLive.render()), config.figures);
+}
+
+// The site's snapshot holds every figure of the site in one serialized document: keep this
+// page's figures. (Python's document keeps them all: taking a root out of it walks every model
+// of the site, seconds in a browser, and the other pages' figures never change here, since
+// no control of theirs is on this page.) A model is defined where it first occurs and
+// referred to by id after that, so a model this page's figures share with an earlier page's
+// (Panel's stylesheets) has its definition moved to its first use here.
+function pageDocument(built, figureIds) {
+  const [docId, ...others] = Object.keys(built.docs_json);
+  const missing = figureIds.filter((id) => !(id in built.roots));
+  if (others.length || missing.length) {
+    throw new Error(`the snapshot does not hold this page's figures (${missing.join(", ")})`);
+  }
+  const kept = new Set(figureIds.map((id) => built.roots[id]));
+  const whole = built.docs_json[docId];
+  const everywhere = new Map(); // id -> definition, in the whole document
+  const collect = (v) => {
+    if (v === null || typeof v !== "object") return;
+    if (v.type === "object" && typeof v.id === "string") everywhere.set(v.id, v);
+    Object.values(v).forEach(collect);
+  };
+  collect(whole.roots);
+  const defined = new Set();
+  const own = (v) => {
+    if (Array.isArray(v)) return v.map(own);
+    if (v === null || typeof v !== "object") return v;
+    if (typeof v.id === "string" && v.type !== "object" && !defined.has(v.id)) {
+      const definition = everywhere.get(v.id);
+      if (!definition) throw new Error(`the snapshot's document does not define ${v.id}`);
+      return own(definition);
+    }
+    if (typeof v.id === "string") defined.add(v.id);
+    return Object.fromEntries(Object.entries(v).map(([key, value]) => [key, own(value)]));
+  };
+  const roots = whole.roots.filter((root) => kept.has(root.id)).map(own);
+  const [item] = built.render_items;
+  const slots = Object.entries(item.roots).filter(([id]) => kept.has(id));
+  return {
+    docs_json: { [docId]: { ...whole, roots } },
+    render_items: [{ ...item, roots: Object.fromEntries(slots), root_ids: roots.map((r) => r.id) }],
+    roots: Object.fromEntries(figureIds.map((id) => [id, built.roots[id]])),
+  };
 }
 
 async function start(config, untilPrerenderVisible) {
@@ -301,7 +367,8 @@ async function start(config, untilPrerenderVisible) {
     built = await startOrdinary(config);
   }
   figuresToRehearse = config.snapshot ? config.figures : [];
-  post({ type: "ready", doc: JSON.parse(built), start: config.snapshot ? "snapshot" : "ordinary" });
+  const doc = config.snapshot ? built : JSON.parse(built);
+  post({ type: "ready", doc, start: config.snapshot ? "snapshot" : "ordinary" });
 }
 
 // After a restore, once the page shows the live figures, run each figure's Python once more,

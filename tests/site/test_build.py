@@ -144,15 +144,22 @@ def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
     configs = {p: page_config(p) for p in html_pages(site)}
     with_figures = {p: c for p, c in configs.items() if c}
     assert len(with_figures) == len(pages.posts())
+    # One snapshot for the whole site: every page restores the same heap.
+    assert len({json.dumps(c["snapshot"]) for c in with_figures.values()}) == 1
     for config in with_figures.values():
         snapshot = config["snapshot"]
-        assert _local_file(site, snapshot["state"]).stat().st_size > 1_000_000
+        parts = [_local_file(site, url) for url in snapshot["state"]]
+        assert sum(part.stat().st_size for part in parts) > 1_000_000
+        # Each part small enough for a private window's memory cache to keep (about 6 MB).
+        assert len(parts) > 1 and all(part.stat().st_size < 5_000_000 for part in parts)
         assert _local_file(site, snapshot["files"]).is_file()
         assert _local_file(site, snapshot["decoder"]).read_bytes()[:4] == b"\0asm"
         # The sizes the worker unpacks to are the ones the zstd frames record.
-        for key in ("state", "files"):
-            with _local_file(site, snapshot[key]).open("rb") as frame:
-                recorded = zstandard.frame_content_size(frame.read(18))
+        for key, files in (("state", parts), ("files", [_local_file(site, snapshot["files"])])):
+            recorded = 0
+            for path in files:
+                with path.open("rb") as frame:
+                    recorded += zstandard.frame_content_size(frame.read(18))
             assert snapshot[f"{key}Bytes"] == recorded
         # numpy's libraries, in load order, each past the room left for the browser's own.
         tables = [lib["tableBase"] for lib in snapshot["libs"]]

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from sitebuild import cache as runtime_cache
+from sitebuild import snapshot
 from sitebuild.serve import serve_in_thread, switch_root
 from tests.site.conftest import BASE, LIVE_TIMEOUT_MS, Visit
 
@@ -147,7 +148,7 @@ def test_a_page_left_open_whose_next_file_is_gone_offers_a_reload(browser, host,
     server, url = host
     switch_root(server, site)
     held = []
-    heap = "**/snapshots/*/attention-without-weights.bin.zst"
+    heap = f"**/snapshots/*/{snapshot.HEAP.format(0)}"
     v = Visit(browser, "about:blank")
     try:
         v.context.route(heap, lambda route: held.append(route))

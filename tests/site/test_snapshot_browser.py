@@ -19,8 +19,8 @@ from sitebuild import snapshot
 
 pytestmark = pytest.mark.browser
 POST1 = "attention-without-weights/"
-SNAPSHOT_FILE = "attention-without-weights.bin.zst"  # under runtime/snapshots/HASH/
-STATE = f"**/snapshots/*/{SNAPSHOT_FILE}"
+# The site's heap, in parts, each under runtime/snapshots/HASH/.
+STATE = f"**/snapshots/*/{snapshot.HEAP.format('*')}"
 FILES = "**/site-packages.bin.zst"
 
 
@@ -85,14 +85,22 @@ def test_a_broken_packed_runtime_file_falls_back_to_the_ordinary_start(visit, na
 
 
 def test_a_cut_short_snapshot_falls_back_to_the_ordinary_start(visit, site):
-    whole = snapshot_file(site).read_bytes()
-    reasons = answered_by(visit, STATE, lambda route: route.fulfill(body=whole[: len(whole) // 2]))
+    last = len(list((site / "runtime" / "snapshots").glob(STATE.removeprefix("**/snapshots/"))))
+    assert last > 1  # in parts
+    whole = heap_part(site, last - 1).read_bytes()
+    reasons = answered_by(
+        visit, part_pattern(last - 1), lambda route: route.fulfill(body=whole[: len(whole) // 2])
+    )
     assert any("cut short" in r for r in reasons), reasons
 
 
-def snapshot_file(site):
-    """Post 1's snapshot in the built site, in its content-hashed folder."""
-    (path,) = (site / "runtime" / "snapshots").glob(f"*/{SNAPSHOT_FILE}")
+def part_pattern(i: int) -> str:
+    return f"**/snapshots/*/{snapshot.HEAP.format(i)}"
+
+
+def heap_part(site, i: int):
+    """Part ``i`` of the site's heap in the built site, in its content-hashed folder."""
+    (path,) = (site / "runtime" / "snapshots").glob(f"*/{snapshot.HEAP.format(i)}")
     return path
 
 
@@ -104,8 +112,8 @@ def other_build(frame: bytes) -> bytes:
 
 
 def test_a_snapshot_from_another_pyodide_build_falls_back(visit, site):
-    stamped = other_build(snapshot_file(site).read_bytes())
-    reasons = answered_by(visit, STATE, lambda route: route.fulfill(body=stamped))
+    stamped = other_build(heap_part(site, 0).read_bytes())  # the header is in the first part
+    reasons = answered_by(visit, part_pattern(0), lambda route: route.fulfill(body=stamped))
     assert any("build id mismatch" in r for r in reasons), reasons
 
 

@@ -1,6 +1,7 @@
 """The snapshot build step: which files ship beside the heap, their bundle, the cache key."""
 
 import gzip
+import io
 import json
 import os
 import struct
@@ -159,9 +160,12 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     (runtime_dir / "pyodide.asm.wasm").write_bytes(b"another build")
     snapshot.packed_copies(runtime_dir, cache)
     assert len(list(cache.iterdir())) == 3  # a new copy for new content; the old one stays cached
-    config = snapshot.page_config(lambda rel: f"/base/{rel}", "post", {
-        "heapBytes": 1, "filesBytes": 2, "libs": [], "tableAfterLibs": 3, "packed": sizes
+    config = snapshot.page_config(lambda rel: f"/base/{rel}", {
+        "heapBytes": 1, "filesBytes": 2, "libs": [], "tableAfterLibs": 3, "packed": sizes,
+        "parts": [5, 6],
     })  # fmt: skip
+    parts = [f"/base/runtime/snapshots/heap-{i}.bin.zst" for i in (0, 1)]
+    assert config["state"] == parts
     assert config["packed"] == [
         {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
         for name in snapshot.PACKED
@@ -174,3 +178,18 @@ def test_zstd_packs_pyodides_downloads_smaller_than_gzip(tmp_path):
     for name in snapshot.PACKED:
         data = (cache / runtime_cache.CORE / name).read_bytes()
         assert len(snapshot.compress(data)) < len(gzip.compress(data, 6)), name
+
+
+def test_the_heap_ships_in_parts_that_unpack_as_one_stream():
+    """The worker reads the parts one after another as one zstd stream (static/worker.js)."""
+    data = bytes(range(256)) * (3 * snapshot.PART // 256 + 7)
+    frames = snapshot.compress_parts(data)
+    assert len(frames) == 4
+    stream = zstandard.ZstdDecompressor().stream_reader(
+        io.BytesIO(b"".join(frames)), read_across_frames=True
+    )
+    assert stream.read() == data
+    joined = b"".join(frames)
+    assert snapshot.split(joined, [len(f) for f in frames]) == frames
+    with pytest.raises(ValueError, match="cannot be cut"):
+        snapshot.split(joined, [len(frames[0])])
