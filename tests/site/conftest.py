@@ -124,6 +124,14 @@ def visit(browser, server_url):
         v.close()
 
 
+def opened_live(visit, paths) -> dict[str, Visit]:
+    """Each page opened and waited for until its figures are live, by path."""
+    visits = {path: visit(path) for path in paths}
+    for v in visits.values():
+        v.wait_for("live")
+    return visits
+
+
 def focus_in_tab_order(control) -> None:
     """Focus `control`, or, when it is disabled (the figures are not live, static/page.js), its
     place in the Tab order: its shadow host, so that Tab goes on from where it is."""

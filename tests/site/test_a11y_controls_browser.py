@@ -8,6 +8,7 @@ from playwright.sync_api import expect
 
 import pages
 from pages import post1
+from tests.site.conftest import opened_live
 
 pytestmark = pytest.mark.browser
 WITH_FIGURES = [p.SLUG + "/" for p in pages.all_pages() if pages.placed_figures(p.TEMPLATE)]
@@ -41,12 +42,7 @@ def named(page, role: str, name: str) -> dict:
 
 @pytest.fixture(scope="module")
 def live(visit):
-    opened = {}
-    for path in WITH_FIGURES:
-        v = visit(path)
-        v.wait_for("live")
-        opened[path] = v.page
-    return opened
+    return {path: v.page for path, v in opened_live(visit, WITH_FIGURES).items()}
 
 
 @pytest.mark.parametrize("path", WITH_FIGURES)

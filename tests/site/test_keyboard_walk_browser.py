@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from tests.site.conftest import opened_live
+
 pytestmark = pytest.mark.browser
 PAGES = ["attention-without-weights/", "trainable-attention/", "modern-attention/"]
 MAX_STOPS = 300  # more Tab stops than any figure has: past it, the focus is trapped
@@ -105,12 +107,7 @@ KEYS = {
 
 @pytest.fixture(scope="module")
 def live(visit):
-    opened = {}
-    for path in PAGES:
-        v = visit(path)
-        v.wait_for("live")
-        opened[path] = v
-    return opened
+    return opened_live(visit, PAGES)
 
 
 def figure_ids(page) -> list[str]:
