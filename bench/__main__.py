@@ -36,6 +36,7 @@ from bench.browser import (
     SLOW,
     THROTTLE,
     Load,
+    cell_latency,
     chromium,
     control_latency,
     measure_load,
@@ -158,6 +159,9 @@ def latency_run(browser, url: str, figure_ids: list[str | None], changes: int, n
             for label, figure_id, setup, change in named:
                 log(f"latency: {label}")
                 rows.append((label, scenario_latency(page, figure_id, setup, change, changes)))
+            if page.locator("[data-cell]").count():
+                log(f"latency: a code cell's run on {url}")
+                rows.append(("code cell", cell_latency(page, changes)))
         return rows, list(recorder.blocked), load
     finally:
         context.close()

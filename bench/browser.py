@@ -300,6 +300,11 @@ def control_latency(page, figure_id: str | None, n: int) -> dict:
     return page.evaluate("([id, n]) => window.__bench.latency(id, n)", [figure_id, n])
 
 
+def cell_latency(page, n: int) -> dict:
+    """Time n runs of the page's first code cell, from Run to its output."""
+    return page.evaluate("(n) => window.__bench.cellRun(n)", n)
+
+
 def scenario_latency(page, figure_id: str, setup: list, change: dict, n: int) -> dict:
     """Time n changes of a named control after moving others to fixed values."""
     return page.evaluate(

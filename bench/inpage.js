@@ -242,5 +242,40 @@
     return controls(null).map((c) => describe(c.model, c.kind));
   }
 
-  window.__bench = { latency, scenario, summary, readoutText: (id) => readoutText(scopeOf(id)) };
+  // A code cell's Run (static/cells.js), from the click to the output shown, n times after one
+  // run that is not counted (it starts the cells' Python and loads the editor).
+  async function cellRun(n, timeoutMs = 120000) {
+    const cell = document.querySelector("[data-cell]:not([data-cell-solo])");
+    if (!cell) return { control: null, latencies: [], timeouts: 0, tried: ["no cell"] };
+    const run = cell.querySelector("[data-cell-run]");
+    const finished = () =>
+      new Promise((resolve) => {
+        const start = performance.now();
+        const poll = () => {
+          const done = cell.dataset.running === "false";
+          if (done || performance.now() - start > timeoutMs) resolve(done);
+          else requestAnimationFrame(poll);
+        };
+        requestAnimationFrame(poll);
+      });
+    run.click();
+    await finished();
+    const latencies = [];
+    let timeouts = 0;
+    for (let i = 0; i < n; i += 1) {
+      const start = performance.now();
+      run.click();
+      if (await finished()) latencies.push(performance.now() - start);
+      else timeouts += 1;
+    }
+    return { control: `Run, ${cell.dataset.cellLabel}`, latencies, timeouts };
+  }
+
+  window.__bench = {
+    latency,
+    scenario,
+    summary,
+    cellRun,
+    readoutText: (id) => readoutText(scopeOf(id)),
+  };
 })();
