@@ -106,6 +106,7 @@
     sending: notSending(), // the reader's changes on their way to the worker
     applyingWorkerValues: 0, // > 0 while applying values the worker has, which must not echo back
     disabledByPage: new Set(), // control models the page disabled while Python is down
+    waitingForReader: false, // saving data: Python starts when the reader asks (startWhenAsked)
   };
 
   const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
@@ -165,10 +166,12 @@
     }
   }
 
-  // Each figure (with its status line) is busy while Python is on its way, and only then.
+  // Each figure (with its status line) is busy while Python is on its way, and only then: not
+  // while the page waits for a reader who saves data to ask for it.
   function showBusy() {
+    const busy = WAITING.includes(state.phase) && !state.waitingForReader;
     for (const fig of figures) {
-      if (WAITING.includes(state.phase)) fig.setAttribute("aria-busy", "true");
+      if (busy) fig.setAttribute("aria-busy", "true");
       else fig.removeAttribute("aria-busy");
     }
   }
@@ -554,8 +557,12 @@
   function startWhenAsked() {
     const waiting = figures[0].querySelector(".fig-status").textContent;
     const listening = new AbortController(); // every listener below, removed at the first ask
+    state.waitingForReader = true;
+    showBusy();
     const asked = () => {
       listening.abort();
+      state.waitingForReader = false;
+      showBusy();
       setStatusLines("static", waiting);
       startWorker();
     };

@@ -41,8 +41,11 @@ def test_nothing_of_the_runtime_loads_until_the_reader_asks(browser, server_url)
         assert runtime_requests(v) == []
         status = v.page.locator('[data-figure="three-steps"] .fig-status')
         assert "save data" in status.inner_text()
+        # Nothing is loading, so no figure tells assistive technology to wait for it.
+        assert v.page.locator("figure[aria-busy]").count() == 0
         status.get_by_role("button", name="Load live figures").click()
         v.wait_for("live")
+        assert v.page.locator("figure[aria-busy]").count() == 0
         assert [url for url in runtime_requests(v) if "/snapshots/" in url]
         assert "save data" not in status.inner_text()
         assert v.errors == []
