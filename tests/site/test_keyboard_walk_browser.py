@@ -200,9 +200,16 @@ def walk_figure(page, figure_id: str) -> None:
         kind = at["kind"]
         if kind in ("link", "code", "summary", "other"):
             assert kind != "other", f"{where}: a Tab stop of no known kind"
-            if kind == "summary":
+            if kind == "summary":  # a disclosure (the plots' data, the source) opens on Enter
                 page.keyboard.press("Enter")
-                assert fig.locator("details.fig-source").evaluate("d => d.open"), where
+                opened = page.evaluate(
+                    """() => {
+                      let el = document.activeElement;
+                      while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+                      return el?.closest("details")?.open ?? false;
+                    }"""
+                )
+                assert opened, where
             continue
         if kind == "view-link":
             status = fig.locator(".fig-status")

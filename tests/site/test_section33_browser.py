@@ -226,6 +226,16 @@ def test_the_page_prints_the_sections_numbers_and_stays_local(live, server_url):
 # value.
 
 
+@pytest.fixture(params=["prerender", "live"])
+def fresh(request):
+    """The page as ``page`` gives it, reloaded: the tests above leave the grids' stops elsewhere
+    than on their first cells."""
+    v = request.getfixturevalue(request.param)
+    v.page.reload()
+    v.wait_for("failed" if request.param == "prerender" else "live")
+    return v.page
+
+
 def focused_node(page) -> tuple[str, str]:
     """The role and name of the focused node in Chromium's accessibility tree (the document,
     which is focused too, left out)."""
@@ -258,7 +268,8 @@ def press(page, key: str, fig, i: int, j: int) -> None:
     assert stops(fig) == [f"m{i}-{j}"]
 
 
-def test_the_score_matrix_is_one_tab_stop_walked_by_the_arrows(page):
+def test_the_score_matrix_is_one_tab_stop_walked_by_the_arrows(fresh):
+    page = fresh
     fig = figure(page, "score-matrix")
     focus_in_tab_order(fig.get_by_label("scores ω"))
     # Tab lands on the pointed cell, the grid's only stop of 36 cells.
@@ -286,7 +297,8 @@ def test_the_score_matrix_is_one_tab_stop_walked_by_the_arrows(page):
     press(page, "Shift+Tab", fig, 5, 5)
 
 
-def test_the_score_row_is_one_tab_stop_walked_by_the_arrows(page):
+def test_the_score_row_is_one_tab_stop_walked_by_the_arrows(fresh):
+    page = fresh
     fig = figure(page, "matmul-scores")
     focus_in_tab_order(fig.locator("select"))
     shown = fig.locator("[data-explain-out] [data-sum-line]")
@@ -309,8 +321,9 @@ def test_the_score_row_is_one_tab_stop_walked_by_the_arrows(page):
     assert page.evaluate(DEEP_ACTIVE) == "s4"
 
 
-def test_a_click_moves_the_stop_to_the_clicked_cell(page):
+def test_a_click_moves_the_stop_to_the_clicked_cell(fresh):
     """Tab comes back to the cell a pointer last focused, not to the one the grid began with."""
+    page = fresh
     fig = figure(page, "score-matrix")
     fig.locator('[data-explain="m4-1"]').click()
     assert stops(fig) == ["m4-1"]
