@@ -110,9 +110,12 @@ class Visit:
         self.context.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def visit(browser, server_url):
-    """Open a page by its path under the site (``visit("attention-without-weights/")``)."""
+    """Open a page by its path under the site (``visit("attention-without-weights/")``).
+
+    Each module's pages close when the module ends: a live page holds a Python of its own (two
+    once a cell has run), and a session's worth of them would not fit in memory."""
     opened: list[Visit] = []
 
     def open_page(path: str = "", block: str | list[str] | None = None) -> Visit:
