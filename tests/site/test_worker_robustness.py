@@ -1,16 +1,21 @@
 """The worker in a real browser when something optional goes wrong or a browser lacks a feature.
 
 The rehearsal after a snapshot start is a warm-up only: its failure must leave the figures
-live. The snapshot start must not rely on async iteration of a ReadableStream, which Safari
-lacked for years: Chromium's is removed from the worker (its script is served with a first
-line that deletes it; Playwright's init scripts do not run in workers) and from the page.
+live. A figure the build did not make fails the start honestly, naming it. The snapshot start
+must not rely on async iteration of a ReadableStream, which Safari lacked for years: Chromium's
+is removed from the worker (its script is served with a first line that deletes it;
+Playwright's init scripts do not run in workers) and from the page.
 """
 
 import json
 import re
 
 import pytest
+from playwright.sync_api import expect
 
+from attention.basics import context, query_scores, softmax
+from attention.fixtures import TOKENS, book_inputs
+from formatting import vec
 from tests.site.test_snapshot_browser import assert_live_and_computing, start_of
 
 pytestmark = pytest.mark.browser
@@ -22,11 +27,40 @@ NO_ASYNC_ITERATION = (
 
 
 def test_a_failed_rehearsal_leaves_the_figures_live(visit):
-    """A figure id Python does not know, added to the page's list, makes the rehearsal raise
-    after the snapshot start (which does not build figures by that list)."""
+    """The worker is served with its rehearsal of the first figure asking Python for a figure
+    it does not know, so the warm-up raises after the figures went live."""
     v = visit(POST1)
     warnings: list[str] = []
     v.page.on("console", lambda m: m.type == "warning" and warnings.append(m.text))
+    call = "figuresLive.rehearse(first);"
+
+    def worker_rehearsing_an_unknown_figure(route):
+        script = route.fetch().text()
+        assert script.count(call) == 1, "the worker's rehearsal call changed: update this test"
+        faulty = 'figuresLive.rehearse(first === "three-steps" ? "no-such-figure" : first);'
+        route.fulfill(body=script.replace(call, faulty), content_type="text/javascript")
+
+    v.context.route("**/worker.js", worker_rehearsing_an_unknown_figure)
+    v.page.reload()
+    v.wait_for("live")
+    assert start_of(v) == "snapshot"
+    for _ in range(100):  # the rehearsal runs once the page is live, one figure per task
+        if warnings or v.page.evaluate("() => document.documentElement.dataset.figures") != "live":
+            break
+        v.page.wait_for_timeout(100)
+    status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
+    assert status.startswith("Live:"), status
+    assert [w for w in warnings if "rehearsing three-steps failed" in w], warnings
+    assert_live_and_computing(v)
+    assert len(v.page.workers) == 1
+    assert v.errors == []
+
+
+def test_a_figure_the_build_did_not_make_fails_the_start_and_says_which(visit):
+    """A page whose list names a figure Python does not have: the snapshot does not hold it, so
+    the page falls back to the ordinary start, which cannot build it either. The page says the
+    figures failed and names the figure, with no uncaught error; the pre-render stays."""
+    v = visit(POST1)
 
     def page_with_unknown_figure(route):
         html = route.fetch().text()
@@ -37,18 +71,11 @@ def test_a_failed_rehearsal_leaves_the_figures_live(visit):
 
     v.context.route(f"**/{POST1}", page_with_unknown_figure)
     v.page.reload()
-    v.wait_for("live")
-    assert start_of(v) == "snapshot"
-    # The rehearsal runs once the page is live, one figure per task: the unknown one first.
-    for _ in range(100):
-        if warnings or v.page.evaluate("() => document.documentElement.dataset.figures") != "live":
-            break
-        v.page.wait_for_timeout(100)
+    v.wait_for("failed")
     status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
-    assert status.startswith("Live:"), status
-    assert [w for w in warnings if "no-such-figure" in w], warnings
-    assert_live_and_computing(v)
-    assert len(v.page.workers) == 1
+    assert status.startswith("Not live:") and "no-such-figure" in status, status
+    w = softmax(query_scores(book_inputs(), TOKENS.index("journey")))
+    expect(v.readout_locator("three-steps", "context")).to_have_text(vec(context(w, book_inputs())))
     assert v.errors == []
 
 
