@@ -212,6 +212,25 @@ def draw_heatmap(
         image.paste(INK, (x, top - 14 - turned.height), turned)
 
 
+def draw_lines(draw, lines, y: int, size: int, leading: int, colours, stroke: int = 0) -> int:
+    """Lines of text at the left margin from baseline ``y``, ``leading`` apart, each in its
+    colour (the last colour for the lines past the list), bolder by ``stroke``; returns the
+    baseline after the last line."""
+    for k, line in enumerate(lines):
+        colour = colours[min(k, len(colours) - 1)]
+        draw.text(
+            (MARGIN, y),
+            line,
+            font=font(size),
+            fill=colour,
+            anchor="ls",
+            stroke_width=stroke,
+            stroke_fill=colour,
+        )
+        y += leading
+    return y
+
+
 def post_card(title: str, site_name: str, pic: Picture) -> Image.Image:
     """A post's card: the site's name and the post's title on the left, its heatmap on the
     right, the heatmap's caption under the title."""
@@ -240,27 +259,13 @@ def post_card(title: str, site_name: str, pic: Picture) -> Image.Image:
     size, lines = fit(title, width, range(64, 51, -2), 3, stroke=1)
     if len(lines) > 3:
         size, lines = fit(title, width, range(64, 39, -2), 4, stroke=1)
-    leading = round(size * 1.18)
-    y = 124 + size
-    for line in lines:
-        draw.text(
-            (MARGIN, y),
-            line,
-            font=font(size),
-            fill=INK,
-            anchor="ls",
-            stroke_width=1,
-            stroke_fill=INK,
-        )
-        y += leading
+    draw_lines(draw, lines, 124 + size, size, round(size * 1.18), [INK], stroke=1)
     cap_size, cap_lines = fit(pic.caption, width, range(28, 21, -1), 3)
     cap_y = HEIGHT - MARGIN - (len(cap_lines) - 1) * round(cap_size * 1.3)
     draw.line(
         (MARGIN, cap_y - cap_size - 26, MARGIN + 72, cap_y - cap_size - 26), fill=ACCENT, width=4
     )
-    for line in cap_lines:
-        draw.text((MARGIN, cap_y), line, font=font(cap_size), fill=MUTED, anchor="ls")
-        cap_y += round(cap_size * 1.3)
+    draw_lines(draw, cap_lines, cap_y, cap_size, round(cap_size * 1.3), [MUTED])
     draw_heatmap(image, pic, left, top, cell, label_size)
     return image
 
@@ -280,27 +285,11 @@ def site_card(site_name: str, summary: str, pic: Picture) -> Image.Image:
     widest = max(text_width(x, label_size) for x in pic.labels)
     width = left - 14 - widest - 48 - MARGIN
     size, lines = fit(site_name, width, range(84, 47, -2), 3, stroke=2)
-    leading = round(size * 1.12)
-    y = 150 + size
-    for k, line in enumerate(lines):
-        colour = ACCENT if k == len(lines) - 1 else INK
-        draw.text(
-            (MARGIN, y),
-            line,
-            font=font(size),
-            fill=colour,
-            anchor="ls",
-            stroke_width=2,
-            stroke_fill=colour,
-        )
-        y += leading
-    y += 30
+    colours = [INK] * (len(lines) - 1) + [ACCENT]  # the name's last line in the accent
+    y = draw_lines(draw, lines, 150 + size, size, round(size * 1.12), colours, stroke=2) + 30
     draw.line((MARGIN, y - 6, MARGIN + 72, y - 6), fill=ACCENT, width=4)
     sub_size, sub_lines = fit(summary, width, range(32, 23, -1), 4)
-    y += 24 + sub_size
-    for line in sub_lines:
-        draw.text((MARGIN, y), line, font=font(sub_size), fill=MUTED, anchor="ls")
-        y += round(sub_size * 1.35)
+    draw_lines(draw, sub_lines, y + 24 + sub_size, sub_size, round(sub_size * 1.35), [MUTED])
     draw_heatmap(image, pic, left, top, cell, label_size)
     return image
 
