@@ -112,7 +112,7 @@ async function main() {
   const imported = pyodide.runPython(`
 import importlib, json, sys
 importlib.invalidate_caches()
-from figures import live
+from figures import cells, live  # cells: a cells' worker restores this heap too
 live.start(figure_ids, dist_url)
 site = "${args.sitePackages}"
 files = set()

@@ -414,79 +414,12 @@ function viewAnswer({ type, figure, params }) {
 //                                 short (error, or ""), or why this Python is unusable now
 //                                 (fatal, or ""; the page starts a new worker)
 let cellsPython = null; // the Pyodide that started, for the cells
-let cellRunner = null; // run_cell below, defined on the first cell-run
-
-// The cells' side in Python: one namespace; output kept up to a limit (a print loop is cut
-// short, not left to fill the memory); tracebacks only of the reader's code; os._exit and
-// sys.exit end the cell, not Python.
-const CELLS_PY = `
-import ast, contextlib, io, linecache, os, traceback
-
-LIMIT = 20_000  # characters of output a cell may print
-namespaces = {}  # name -> the globals of the cells that share it
-
-class OutputFlood(BaseException):
-    """Raised inside the cell when it prints past LIMIT (a BaseException: except Exception
-    in the reader's code does not swallow it)."""
-
-class Output(io.TextIOBase):
-    def __init__(self):
-        self.parts, self.size = [], 0
-    def write(self, text):
-        room = LIMIT - self.size
-        if len(text) > room:
-            self.parts.append(text[:room])
-            self.size = LIMIT
-            raise OutputFlood
-        self.parts.append(text)
-        self.size += len(text)
-        return len(text)
-
-def _exit(status=0):
-    raise SystemExit(status)
-
-os._exit = _exit
-
-def short_error(err):
-    frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith("<cell")]
-    head = ["Traceback (most recent call last):\\n", *traceback.format_list(frames)] if frames else []
-    text = "".join(head + traceback.format_exception_only(type(err), err))
-    if isinstance(err, MemoryError) or "Maximum allowed dimension" in str(err):
-        # numpy on 32-bit WebAssembly refuses a 10 GB array with a ValueError.
-        text += "\\nMemoryError: too much memory. Python here runs in your browser, in 32-bit "
-        text += "WebAssembly: at most 4 GB in all, and one array at most 2 GB.\\n"
-    if isinstance(err, SystemExit):
-        text = f"SystemExit: the cell asked Python to exit ({err.code}); the page's Python goes on.\\n"
-    return text.rstrip("\\n")
-
-def run_cell(code, name, key, fresh):
-    if fresh or key not in namespaces:
-        namespaces[key] = {"__name__": "__main__"}
-    namespace = namespaces[key]
-    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
-    out, error = Output(), ""
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-            tree = ast.parse(code, name)
-            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-            exec(compile(tree, name, "exec"), namespace)
-            if last is not None:
-                value = eval(compile(ast.Expression(last.value), name, "eval"), namespace)
-                if value is not None:
-                    print(repr(value))
-    except OutputFlood:
-        out.parts.append(f"\\n... output cut: a cell may print {LIMIT:,} characters")
-    except BaseException as err:
-        error = short_error(err)
-    return "".join(out.parts).rstrip("\\n"), error
-
-run_cell
-`;
+let cellRunner = null; // figures.cells.run_cell, imported on the first cell-run
 
 function runCell({ id, code, namespace = "page", fresh = false }) {
   const result = { type: "cell-result", id, output: "", error: "", fatal: "" };
   try {
-    cellRunner ||= cellsPython.runPython(CELLS_PY);
+    cellRunner ||= cellsPython.pyimport("figures.cells").run_cell;
     const answer = cellRunner(code, `<cell ${id}>`, namespace, fresh);
     [result.output, result.error] = answer.toJs();
     answer.destroy();
