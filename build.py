@@ -152,11 +152,13 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; adopt.js, a11y.js and page.js after BokehJS and
-    Panel (page.js calls the other two); cells.js last (the code cells, which start their own
-    Python once the figures are live)."""
+    Python starts before BokehJS is evaluated; adopt.js, the accessibility scripts (a11y.js
+    calls plot-tables.js and number-boxes.js) and page.js after BokehJS and Panel (page.js
+    calls adopt.js and a11y.js); cells.js last (the code cells, which start their own Python
+    once the figures are live)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    scripts = ["static/adopt.js", "static/a11y.js", "static/page.js", "static/cells.js"]
+    a11y = ["static/plot-tables.js", "static/number-boxes.js", "static/a11y.js"]
+    scripts = ["static/adopt.js", *a11y, "static/page.js", "static/cells.js"]
     return ["static/boot.js", *vendored, *scripts]
 
 

@@ -65,7 +65,7 @@ input[aria-invalid="true"] { border-color: light-dark(#b91c1c, #fca5a5); }
 """
 # The two spin rules: a number box's up and down buttons are stacked halves of its height, so
 # the box is 48 px high for each to be a 24 px target (WCAG 2.2's minimum, 2.5.8). The next
-# three: what a number box says under it about an entry it cannot take (static/a11y.js). The
+# three: what a number box says under it about an entry it cannot take (number-boxes.js). The
 # last: a widget Panel sizes at 300 px shrinks to its row, margins included, on a 320 px screen.
 
 # What the reader's system asks for, inside the widgets: no motion when reduced motion is asked

@@ -242,7 +242,7 @@ def _plots() -> tuple[list, Callable[[State], None]]:
 def view() -> pn.viewable.Viewable:
     """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
     # The boxes' range travels to the page, where a box says it next to an entry outside it
-    # (static/a11y.js); draw() still refuses any size out of range, in words.
+    # (static/number-boxes.js); draw() still refuses any size out of range, in words.
     size = {"start": 1, "end": MAX_SIZE, "width": 110}
     d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, **size)
     d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, **size)

@@ -45,9 +45,10 @@ NOTE_CSS = """
 
 # A plot's data, for the table that stands in for it with a screen reader: a tag on the Bokeh
 # figure (a plain string, so the pre-render and the live figure carry the same one) that
-# static/a11y.js reads to draw the table beside the figure and redraw it as the source changes.
+# static/plot-tables.js reads to draw the table beside the figure and redraw it as the source
+# changes.
 DATA_TAG = "data-table:"
-# How a column's numbers print, by the rules of formatting/ (a11y.js has them in JavaScript):
+# How a column's numbers print, by the rules of formatting/ (plot-tables.js has them in JS):
 # "num" num(), "int" integer(), "mag" magnitude_text(); "text" as it is.
 FORMATS = ("text", "num", "int", "mag")
 

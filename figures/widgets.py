@@ -44,6 +44,10 @@ def switch(name: str, value: bool) -> pn.widgets.Toggle:
 WRAP_BUTTONS = ".bk-btn-group { flex-wrap: wrap; }"
 
 
+# Bokeh draws no name for a row of buttons: a tag on its model carries the widget's name.
+NAME_TAG = "name:"
+
+
 def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     """A row of buttons picking one of ``options`` (labels, or label -> value), focus shown.
 
@@ -52,7 +56,12 @@ def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     byte budget (tests/site/test_budget_browser.py), so their options name themselves.
     """
     return pn.widgets.RadioButtonGroup(
-        name=name, options=options, value=value, stylesheets=[FOCUS_CSS, WRAP_BUTTONS], **kwargs
+        name=name,
+        options=options,
+        value=value,
+        stylesheets=[FOCUS_CSS, WRAP_BUTTONS],
+        tags=[f"{NAME_TAG}{name}"],  # the group's name for a screen reader (static/a11y.js)
+        **kwargs,
     )
 
 

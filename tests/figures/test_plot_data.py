@@ -1,5 +1,5 @@
 """Every plot declares its data for the table a screen reader reads (figures/plots.py's
-``data_table`` and ``data_grid``; static/a11y.js draws the tables)."""
+``data_table`` and ``data_grid``; static/plot-tables.js draws the tables)."""
 
 import importlib
 import json

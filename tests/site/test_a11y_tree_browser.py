@@ -66,7 +66,7 @@ def figure_ids(page) -> list[str]:
     "path, figure_id, group, first, other",
     [
         (POST1, "flat-weights", "Weights", "softmax", "flat: 1/6 each"),  # named above the row
-        (POST2, "three-modes", "Three modes, one symmetry", "no matrices", "W_q tied to W_k"),
+        (POST2, "three-modes", "Mode", "no matrices", "W_q tied to W_k"),  # its widget's name
     ],
 )
 def test_a_row_of_buttons_is_a_radio_group_whose_checked_radio_follows_a_click(

@@ -40,7 +40,7 @@ _READ = """() => [...document.querySelectorAll("figure.fig")].map((fig) => {
 
 
 def _cell(value, fmt: str) -> str:
-    """A value as static/a11y.js prints it: formatting/'s rule for each format."""
+    """A value as static/plot-tables.js prints it: formatting/'s rule for each format."""
     if fmt == "text":
         return str(value).strip()
     x = float(value)
@@ -81,7 +81,16 @@ def expected_tables(view: pn.viewable.Viewable) -> dict[str, dict]:
 
 
 def read(page) -> dict[str, dict]:
+    """Every figure's plots and tables, with its "Data" disclosure opened (its tables are drawn
+    when it opens, and redrawn while it is open)."""
+    boxes = "[...document.querySelectorAll('details.fig-data')]"
+    page.evaluate(f"() => {boxes}.forEach((d) => d.open = true)")
+    page.wait_for_function(f"() => {boxes}.every((d) => d.querySelector('table'))")
     return {fig["id"]: fig for fig in page.evaluate(_READ)}
+
+
+def tables_drawn(page) -> int:
+    return page.evaluate("() => document.querySelectorAll('details.fig-data > table').length")
 
 
 def assert_tables(shown: dict, expected: dict[str, dict]) -> None:
@@ -100,6 +109,7 @@ def assert_tables(shown: dict, expected: dict[str, dict]) -> None:
 def test_every_plot_has_its_data_table(visit, post):
     v = visit(f"{post.SLUG}/")
     v.wait_for("live")
+    assert tables_drawn(v.page) == 0  # closed, a disclosure costs an update nothing
     shown = read(v.page)
     with_plots = 0
     for figure_id in placed_figures(post.TEMPLATE):

@@ -26,6 +26,8 @@ def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_a11y_and_page():
         "vendor/bokeh/js/bokeh-tables.min.js",
         "vendor/panel/dist/panel.min.js",
         "static/adopt.js",
+        "static/plot-tables.js",
+        "static/number-boxes.js",
         "static/a11y.js",
         "static/page.js",
         "static/cells.js",
