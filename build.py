@@ -96,12 +96,14 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
         except ValueError as err:  # an unknown id, or a module without what a figure needs
             raise checks.BuildError(str(err)) from err
         figure_ids.append(figure_id)
-        source = snippets.source_view(Path(mod.__file__))
+        number = len(figure_ids)
+        source = snippets.tryit_html(figure_id, mod, number)
+        source += snippets.source_view(Path(mod.__file__))
         return Markup(
             env.get_template("_figure.html").render(
                 fig=mod,
                 figure_id=figure_id,
-                number=len(figure_ids),
+                number=number,
                 slot=slot_id(figure_id),
                 source=source,
             )

@@ -15,7 +15,7 @@ from bokeh.models import ColumnDataSource
 
 from attention.basics import query_scores, row_sums, softmax  # the numbers: from the core
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import INK, frame, pane, readout_html, recompute
+from figures.frame import INK, drawn, frame, pane, readout_html, recompute
 from figures.plots import bar_chart, outline, refill
 from figures.widgets import token_picker  # shared controls: Presets, Resample, switch, ...
 from formatting import num, vec  # the digits the prose prints too
@@ -64,7 +64,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> None:
         state = State(query.value)
         refill(source, _columns(state))
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     # Draws now and on every change; a ValueError from the core becomes the figure's message.
     recompute([query], message, draw)

@@ -22,7 +22,7 @@ from attention.cost import (
     scaled_time,
     score_matrix_bytes,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, buttons
 from formatting import bytes_text, hours_text, integer, num, ratio_text, seconds_text
@@ -137,7 +137,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> None:
         state = State(int(length.value), int(width.value), int(card.value))
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     recompute((length, width, card), message, draw)
     return frame([length, width, card], plots, stacked(readout, about), message)

@@ -20,7 +20,17 @@ from attention.depth import (
     sigmoid_slope,
 )
 from attention.fixtures import GPT2_CONTEXT
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
+from figures.frame import (
+    ACCENT,
+    INK,
+    MUTED,
+    drawn,
+    frame,
+    message_html,
+    pane,
+    readout_html,
+    recompute,
+)
 from figures.plots import data_table, integer_ticker, labelled_points, note, plot, refill
 from formatting import integer, num, power_of_ten
 
@@ -172,7 +182,7 @@ def view() -> pn.viewable.Viewable:
         decay_curve, decay_marks = _decay_columns(state)
         refill(curve, decay_curve)
         refill(decay_here, decay_marks)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(message(state), kind="info")
 
     recompute((T, layers, factor), banner, draw)

@@ -24,7 +24,7 @@ from attention.scaling import (
     DkStats,
     post_sweep,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, Resample, buttons
 from formatting import integer, peak_text, percent, sci, std_text
@@ -245,7 +245,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> None:
         state = State(int(d_k.value), bool(divisor.value), resample.seed)
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     redraw = recompute(
         (d_k, divisor), message, draw, explain=lambda err: f"Cannot run the experiment: {err}"

@@ -29,7 +29,7 @@ from attention.dropout import (
 from attention.fixtures import TOKENS
 from attention.masking import book_causal_weights
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, drawn, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import Resample, switch
 from formatting import integer, num, percent, vec
@@ -193,7 +193,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> str:
         state = State(float(rate.value), bool(scale.value), int(draws.value), resample.seed)
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(message(state), "info")
 
     resample.redraws(recompute((rate, scale, draws), message_pane, draw))

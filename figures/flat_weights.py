@@ -25,7 +25,7 @@ from attention.analysis import (
 )
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, choice, data_table, note, outline, plot, refill
 from formatting import num, percent, vec
 
@@ -223,7 +223,7 @@ def view() -> pn.viewable.Viewable:
         state = State(flat=mode.value == FLAT)
         refill(outputs, _outputs_columns(state))
         refill(rows, _rows_columns(entropy_bits(weights(state))))
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     recompute([mode], banner, draw)
     return frame(

@@ -36,7 +36,7 @@ from attention.grouped import (
 )
 from attention.heads import multihead_split
 from attention.models import Model
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, data_table, note, outline, plot, refill, stacked
 from figures.widgets import Presets, button
 from formatting import bytes_text, integer, noise_text, percent
@@ -273,7 +273,7 @@ def view() -> pn.viewable.Viewable:
 
     def draw() -> None:
         state = State(layout.value, kv_box.value)
-        rows = readouts(state)  # computes (or refuses) before anything is drawn
+        rows = readouts(drawn(state))  # computes (or refuses) before anything is drawn
         show(*checked(state))
         readout.object = readout_html(rows)
 

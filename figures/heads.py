@@ -28,7 +28,7 @@ from attention.heads import (
     shape_trace,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
-from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
+from figures.frame import INK, MUTED, drawn, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, integer_ticker, note, plot, refill, stacked
 from figures.widgets import Presets, button
 from formatting import integer, root_text, shape_text
@@ -257,7 +257,7 @@ def view() -> pn.viewable.Viewable:
         state = State(d_in.value, d_out.value, heads.value)
         show(state)
         legend.object = legend_html(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         steps = trace(state)
         shapes.object = readout_html(steps) if steps else ""
         return message_html(message(state))

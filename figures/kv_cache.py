@@ -20,7 +20,17 @@ from attention.fixtures import TOKENS
 from attention.kv_cache import STAGES, book_generation, kv_cache_bytes, total_work
 from attention.models import LLAMA2_7B, MODELS, by_name
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
+from figures.frame import (
+    ACCENT,
+    INK,
+    MUTED,
+    drawn,
+    frame,
+    message_html,
+    pane,
+    readout_html,
+    recompute,
+)
 from figures.plots import data_grid, data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, switch
 from formatting import bytes_text, integer, noise_text, vec, words
@@ -250,7 +260,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> str:
         state = State(int(step.value), bool(cached.value), model.value, int(tokens.value))
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(notes(state), "info")
 
     controls = [step, cached, model, tokens]

@@ -28,7 +28,7 @@ from attention.latent import (
     tiny_gaps,
 )
 from attention.models import DEEPSEEK_V2
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, Resample
 from formatting import bytes_text, integer, noise_text, num, percent, sci
@@ -227,7 +227,7 @@ def view() -> pn.viewable.Viewable:
             int(latent.value), int(groups.value), int(context.value), int(tiny.value), resample.seed
         )
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     redraw = recompute((latent, groups, context, tiny), message, draw)
     resample.redraws(redraw)

@@ -3,7 +3,8 @@
 The page's Web Worker calls ``start`` once (or, restoring a build-time memory snapshot taken
 right after ``start``, calls ``render``), ``link`` when the main thread has rendered the
 document, then ``apply`` for every batch of control changes (and ``view_state``,
-``apply_view`` and ``reset_view`` for links to a figure's view, figures/viewstate.py).
+``apply_view`` and ``reset_view`` for links to a figure's view, figures/viewstate.py, and
+``state_code`` for its try-it cell, figures/tryit.py).
 Everything the figures change in answer to one batch goes back to the main thread as ONE
 patch, so the page re-lays out each figure once per control change rather than once per
 property.
@@ -18,7 +19,8 @@ from panel.io.pyodide import _convert_json_patch, _dict_converter, _serialize_bu
 from panel.io.state import state
 from pyodide.ffi import to_js
 
-from figures import module, viewstate
+from figures import module, tryit, viewstate
+from figures.frame import SHOWN
 from figures.page import document, serialize
 from figures.patches import apply_patch, encode_events
 
@@ -56,7 +58,16 @@ def rehearse(figure_id: str) -> None:
     runs much of the code a change runs (numpy, the core, Panel, Bokeh) without touching the
     page's document.
     """
+    shown = dict(SHOWN)
     module(figure_id).view()
+    SHOWN.clear()  # the thrown-away build's state is not what the page shows
+    SHOWN.update(shown)
+
+
+def state_code(figure_id: str) -> str:
+    """The state figure ``figure_id`` shows now, as the ``state = ...`` lines of its try-it
+    cell (figures/tryit.py)."""
+    return tryit.state_code(SHOWN[module(figure_id).__name__])
 
 
 def _collect(event) -> None:

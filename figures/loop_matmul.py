@@ -22,7 +22,7 @@ from attention.basics import (
     symmetry_error,
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
+from figures.frame import drawn, frame, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, outline, refill
 from figures.widgets import switch
 from formatting import integer, num, sci
@@ -151,7 +151,7 @@ def view() -> pn.viewable.Viewable:
         state = State(step.value, matmul.value)
         refill(loop_src, _loop_columns(state))
         refill(mat_src, _matmul_columns(state))
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     recompute((step, matmul), banner, draw)
     return frame([step, matmul], [loop_plot, mat_plot], readout, pn.Column(banner, hint))

@@ -24,7 +24,7 @@ from attention.analysis import (
 )
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
+from figures.frame import drawn, frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
 from figures.widgets import token_picker
 from formatting import num, vec
@@ -136,7 +136,7 @@ def view() -> pn.viewable.Viewable:
         refill(source, _heat_columns(state))
         j = TOKENS.index(state.token)
         column.update(left=j, right=j + 1)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     recompute((token, scale, similarity), banner, draw, explain=explain)
     return frame([token, scale, similarity_control], [plot], readout, pn.Column(banner, hint))

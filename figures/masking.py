@@ -29,7 +29,7 @@ from attention.masking import (
     zero_mask_stages,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, drawn, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
 from figures.widgets import buttons
 from formatting import noise_text, num, vec
@@ -251,7 +251,7 @@ def view() -> pn.viewable.Viewable:
         # A row that cannot be drawn leaves the bars and their readout at the last good one.
         state = typed._replace(row_text=good_row[0])
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(message(typed))
 
     recompute((step, fill, row_text), message_pane, draw)

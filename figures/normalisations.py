@@ -13,7 +13,7 @@ from bokeh.models import ColumnDataSource, Span
 
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
-from figures.frame import INK, frame, message_html, pane, readout_html, recompute
+from figures.frame import INK, drawn, frame, message_html, pane, readout_html, recompute
 from figures.plots import FLAG, bar_chart, choice, note, outline, refill
 from figures.widgets import Presets, token_picker
 from formatting import num, vec
@@ -140,7 +140,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> str:
         state = State(PRESET_LABELS[preset.value], query.value)
         refill(source, _bars_columns(state))
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(message(state))
 
     # The preset and the query are watched through Presets, not recompute, so that a preset

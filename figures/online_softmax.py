@@ -27,7 +27,7 @@ from attention.online import (
     row_normalizer,
     tile_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from figures.widgets import ChoiceSlider, button, switch
 from formatting import bytes_text, integer, noise_text, num, vec
@@ -264,7 +264,7 @@ def view() -> pn.viewable.Viewable:
 
     def draw() -> None:
         current = state()
-        rows = readouts(current)  # computes everything before anything is drawn
+        rows = readouts(drawn(current))  # computes everything before anything is drawn
         show(current)
         readout.object = readout_html(rows)
 

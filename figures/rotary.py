@@ -27,7 +27,7 @@ from attention.rotary import (
     shifted_scores,
     wavelengths,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
 from formatting import error_text, integer, num, sci
 
@@ -271,7 +271,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> None:
         state = State(int(m.value), int(n.value), int(s.value), int(i.value), str(base.value))
         p = picture(state)
-        rows = readouts(state)
+        rows = readouts(drawn(state))
         show(state, p)
         readout.object = readout_html(rows)
 

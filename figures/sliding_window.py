@@ -28,7 +28,7 @@ from attention.window import (
     window_mask,
     window_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
 from figures.plots import (
     EMPTY,
     HEAT,
@@ -213,7 +213,7 @@ def view() -> pn.viewable.Viewable:
 
     def draw() -> None:
         state = State(int(T.value), int(W.value), int(L.value))
-        rows = readouts(state)
+        rows = readouts(drawn(state))
         show(state)
         readout.object = readout_html(rows)
 

@@ -21,7 +21,7 @@ from attention.projections import (
     softmax_denominators,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
-from figures.frame import frame, message_html, pane, readout_html, recompute
+from figures.frame import drawn, frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, outline, refill, stacked
 from figures.widgets import buttons
 from formatting import error_text, num, vec
@@ -127,7 +127,7 @@ def view() -> pn.viewable.Viewable:
     def draw() -> str:
         state = State(mode.value, first.value, second.value)
         show(state)
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
         return message_html(message(state), "info")
 
     recompute((mode, first, second), message_pane, draw)

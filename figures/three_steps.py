@@ -13,7 +13,7 @@ from bokeh.models import ColumnDataSource, HoverTool, Span
 
 from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import INK, VISUALLY_HIDDEN_LABEL, frame, pane, readout_html, recompute
+from figures.frame import INK, VISUALLY_HIDDEN_LABEL, drawn, frame, pane, readout_html, recompute
 from figures.plots import (
     TOKEN_COLORS,
     bar_chart,
@@ -221,7 +221,7 @@ def view() -> pn.viewable.Viewable:
         state = State(query.value, tuple(tuple(cell.value for cell in row) for row in cells))
         refill(tokens, _token_columns(state))
         refill(totals, _totals_columns(state))
-        readout.object = readout_html(readouts(state))
+        readout.object = readout_html(readouts(drawn(state)))
 
     recompute([query, *boxes], banner, draw)
     return frame([query, grid], plots, readout, pn.Column(banner, hint))

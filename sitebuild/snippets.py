@@ -12,6 +12,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from figures import tryit
 from formatting import ARRAY_PRINT
 from sitebuild.checks import BuildError
 
@@ -75,16 +76,22 @@ def runner():
     def run(code: str = "", caller=None) -> Markup:
         # Used as {% call code() %}...{% endcall %}: the block's text is the code.
         code = textwrap.dedent(str(caller()) if caller else code).strip("\n")
-        out = io.StringIO()
-        try:
-            with contextlib.redirect_stdout(out), np.printoptions(**ARRAY_PRINT):
-                exec(compile(code, SNIPPET, "exec"), namespace)
-        except Exception as err:
-            raise BuildError(failure(code, err)) from err
+        printed = execute(code, namespace)
         cells.append(code)
-        return cell_html(str(len(cells)), code, out.getvalue().rstrip("\n"))
+        return cell_html(str(len(cells)), code, printed)
 
     return run
+
+
+def execute(code: str, namespace: dict) -> str:
+    """Run ``code`` in ``namespace``; return what it printed. A failure fails the build."""
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), np.printoptions(**ARRAY_PRINT):
+            exec(compile(code, SNIPPET, "exec"), namespace)
+    except Exception as err:
+        raise BuildError(failure(code, err)) from err
+    return out.getvalue().rstrip("\n")
 
 
 def cell_html(key: str, code: str, printed: str, label: str = "", solo: bool = False) -> Markup:
@@ -136,6 +143,28 @@ def exercise_html(exercise) -> Markup:
         f"{solution}</code></pre>"
         f'<script type="application/json" data-exercise-check-code>{check}</script>'
         f"</section>"
+    )
+
+
+def tryit_html(figure_id: str, mod, number: int) -> Markup:
+    """A figure's try-it cell (figures/tryit.py), for its source panel: a "Try it" button and,
+    revealed by it, a cell of its own with the figure's default state and the function its
+    readout comes from; static/cells.js puts the figure's live state in it. "" for a figure
+    without one."""
+    if not tryit.has_cell(mod):
+        return Markup("")
+    before, after = tryit.cell_parts(mod)
+    code = before + tryit.state_code(tryit.default_state(mod)) + after
+    printed = execute(code, {"__name__": "__snippet__"})
+    label = f"figure {number}'s try-it cell"
+    parts = json.dumps({"before": before, "after": after}).replace("</", "<\\/")
+    return Markup(
+        f'<div class="tryit" data-tryit="{figure_id}">'
+        f'<button type="button" data-tryit-open hidden>Try it: figure {number}\'s readout as '
+        f"Python, in its state now</button>"
+        f"<div data-tryit-cell hidden>{cell_html(f'tryit-{figure_id}', code, printed, label, True)}"
+        f"</div>"
+        f'<script type="application/json" data-tryit-parts>{parts}</script></div>'
     )
 
 

@@ -7,7 +7,9 @@
 // figures' worker, once the figures are live), so a cell cannot stall or break the figures,
 // and Stop can end it and start a fresh one. The page's cells share one namespace in page
 // order: running a cell first runs, once, the earlier cells this Python has not run yet.
-// A reader's edits are kept per page in localStorage until Reset.
+// A reader's edits are kept per page in localStorage until Reset. A figure's "Try it" (in its
+// source panel) fills the figure's own cell with the state the figure shows, asked of page.js
+// with a "figure-code-wanted" event, and runs it.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -281,6 +283,15 @@
     setNote(cell, "Stopped. Python is starting again; the figures were not affected.");
   }
 
+  // The cell's code becomes `code` (kept as the reader's edit would be).
+  function setCode(cell, code) {
+    cell.code = code;
+    if (cell.editor) cell.editor.setCode(code);
+    else cell.pre.firstElementChild.textContent = code;
+    storeEdit(cell);
+    markEdited(cell);
+  }
+
   function resetCell(cell) {
     cell.code = cell.original;
     if (cell.editor) cell.editor.setCode(cell.original);
@@ -290,6 +301,30 @@
     markEdited(cell);
     setNote(cell, "Back to the original code and output.");
     state.ranHere.delete(cell.id);
+  }
+
+  // ------------------------------------------------------------ a figure's try-it cell
+
+  // The state figure `fig` shows, as Python (page.js asks the figures' worker), or null when
+  // the figure is not live.
+  const figureCode = (fig) =>
+    new Promise((resolve) => {
+      fig.addEventListener("figure-code", (event) => resolve(event.detail.code), { once: true });
+      fig.dispatchEvent(new CustomEvent("figure-code-wanted"));
+    });
+
+  // "Try it": the cell, with the figure's state now between the build's parts, opened in the
+  // editor and run. Pressed again, it loads the figure's state again.
+  async function tryIt({ fig, cell, parts, holder }) {
+    holder.hidden = false;
+    const code = await figureCode(fig);
+    if (code === null) {
+      setNote(cell, "The figure is not live, so the cell keeps the state it had.");
+    } else {
+      setCode(cell, parts.before + code + parts.after);
+    }
+    await edit(cell, { focus: true });
+    await run(cell);
   }
 
   // ------------------------------------------------------------ the editor
@@ -375,6 +410,17 @@
       ]),
     );
     el.querySelector(".exercise-bar").hidden = false;
+  }
+  for (const el of document.querySelectorAll("[data-tryit]")) {
+    const tryit = {
+      fig: el.closest("[data-figure]"),
+      cell: state.cells.find((c) => el.contains(c.el)),
+      parts: JSON.parse(el.querySelector("[data-tryit-parts]").textContent),
+      holder: el.querySelector("[data-tryit-cell]"),
+    };
+    const open = el.querySelector("[data-tryit-open]");
+    open.addEventListener("click", () => tryIt(tryit));
+    open.hidden = false;
   }
   html.dataset.cells = "ready";
 })();

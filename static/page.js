@@ -645,7 +645,7 @@
 
   // The worker's answer to a view-* message: the figure's view now, and a note if a link's
   // view could not be restored.
-  function onView({ figure: figureId, params, note }) {
+  function onView({ figure: figureId, params, note, code }) {
     const [type, ...rest] = state.asked.get(figureId) ?? [];
     state.asked.set(figureId, rest);
     if (type === "view-get") {
@@ -653,6 +653,8 @@
     } else if (type === "view-reset") {
       history.replaceState(history.state, "", urlWithView(figureId, null));
       setStatus(figureId, "Live: back to this figure's defaults.");
+    } else if (type === "view-code") {
+      answerCode(figureId, code);
     } else if (type === "view-apply") {
       if (note) console.info(`figures: ${figureId}: ${note}`);
       const restored = "Live: showing the view from the link. Reset returns to the defaults.";
@@ -666,12 +668,24 @@
     if (el && !state.target.readerMoved) el.scrollIntoView({ block: "start" });
   }
 
+  // A figure's try-it cell (cells.js) asks for the state the figure shows with a
+  // "figure-code-wanted" event on the figure, and is answered with a "figure-code" event whose
+  // detail.code is the state as Python, or null while the figure is not live.
+  function answerCode(figureId, code) {
+    const detail = { code };
+    figureById(figureId).dispatchEvent(new CustomEvent("figure-code", { detail }));
+  }
+
   function wireViews() {
     for (const fig of figures) {
       const figureId = fig.dataset.figure;
       const ask = (type) => () => askView(figureId, type);
       fig.querySelector("[data-view=link]").addEventListener("click", ask("view-get"));
       fig.querySelector("[data-view=reset]").addEventListener("click", ask("view-reset"));
+      fig.addEventListener("figure-code-wanted", () => {
+        if (state.phase === "live") askView(figureId, "view-code");
+        else answerCode(figureId, null);
+      });
     }
     const moved = () => {
       state.target.readerMoved = true;

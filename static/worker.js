@@ -23,6 +23,7 @@
 //     view-apply         {figure, params}: show the view a link describes (params: the
 //                        figure's URL parameters, without its "<figure id>." prefix)
 //     view-reset         {figure}: back to the figure's defaults
+//     view-code          {figure}: the figure's state as Python, for its try-it cell
 //
 //   worker -> page
 //     progress           {step, of, text}: a step of the start has begun (the page's banner)
@@ -36,7 +37,8 @@
 //     view               {figure, params, note}: the answer to each view-* message, after the
 //                        updates it caused: the figure's view now (params: its controls that
 //                        differ from their defaults, as URL parameters without the prefix) and
-//                        note, '' or the one line saying why a link's view was not restored
+//                        note, '' or the one line saying why a link's view was not restored;
+//                        code, the state's `state = ...` lines (view-code only, else '')
 //     failed             {reason}: Python did not start, or a change failed; not live
 //     outdated           {url}: a file the start needs is gone from the server (404: the site
 //                        was deployed again since the page was loaded); only a reload helps
@@ -395,8 +397,9 @@ function viewAnswer({ type, figure, params }) {
   let note = "";
   if (type === "view-apply") note = figuresLive.apply_view(figure, JSON.stringify(params));
   else if (type === "view-reset") figuresLive.reset_view(figure);
-  else if (type !== "view-get") throw new Error(`unknown message ${type}`);
-  return { type: "view", figure, params: JSON.parse(figuresLive.view_state(figure)), note };
+  else if (type !== "view-get" && type !== "view-code") throw new Error(`unknown message ${type}`);
+  const code = type === "view-code" ? figuresLive.state_code(figure) : "";
+  return { type: "view", figure, params: JSON.parse(figuresLive.view_state(figure)), note, code };
 }
 
 // ---------------------------------------------------------------- the reader's cells

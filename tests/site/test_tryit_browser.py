@@ -1,0 +1,106 @@
+"""A figure's "Try it" in a real browser (figures/tryit.py, static/cells.js): the figure's
+own cell opens with the state the figure shows now, runs, and prints the figure's readout;
+the reader's change to the state is computed as CPython computes it. A linked view survives
+the warm-up rehearsal that builds the figure again off the page."""
+
+import contextlib
+import io
+
+import pytest
+from playwright.sync_api import expect
+
+from figures import module, tryit
+from pages import post1
+from tests.site.test_cells_browser import TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+POST1 = post1.SLUG + "/"
+FIGURE = "three-steps"
+CELL = f"tryit-{FIGURE}"
+
+
+def figure(v):
+    return v.page.locator(f'[data-figure="{FIGURE}"]')
+
+
+def readout_lines(v) -> str:
+    """The figure's readout as its cell prints it: "label: text" per row."""
+    return (
+        figure(v)
+        .locator("dl.readout > div")
+        .evaluate_all(
+            "rows => rows.map((r) => `${r.querySelector('dt').textContent}: `"
+            " + r.querySelector('dd').textContent).join('\\n')"
+        )
+    )
+
+
+def try_it(v) -> None:
+    """Open the figure's source panel, press Try it, wait for its cell's run to end."""
+    figure(v).locator("details.fig-source > summary").click()
+    figure(v).get_by_role("button", name="Try it", exact=False).click()
+    wait_run(v)
+
+
+def wait_run(v) -> None:
+    v.page.wait_for_function(
+        "(id) => { const el = document.querySelector(`[data-cell='${id}']`);"
+        " return el.dataset.running === 'false' && !el.querySelector('[data-cell-output]').hidden"
+        " && el.querySelector('.cell-note').textContent !== 'Running…'; }",
+        arg=CELL,
+        timeout=TIMEOUT_MS,
+    )
+
+
+def output(v) -> str:
+    return v.page.locator(f'[data-cell="{CELL}"] [data-cell-output]').text_content()
+
+
+def cpython_readout(state) -> str:
+    mod = module(FIGURE)
+    before, after = tryit.cell_parts(mod)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(before + tryit.state_code(state) + after, {"__name__": "__cell__"})
+    return out.getvalue().rstrip("\n")
+
+
+def test_try_it_opens_the_figures_state_and_prints_its_readout(visit):
+    v = visit(POST1)
+    v.wait_for("live")
+    figure(v).locator("select").first.select_option("step")
+    expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
+    shown = readout_lines(v)
+    try_it(v)
+    # Its code is the figure's state now, not the build's default, and says so.
+    expect(v.page.locator(f'[data-cell="{CELL}"]')).to_have_attribute("data-edited", "true")
+    assert output(v) == shown
+    state = tryit.default_state(module(FIGURE))._replace(query="step")
+    assert output(v) == cpython_readout(state)
+    # The reader changes the state in the cell: CPython's numbers for it.
+    edited = state._replace(query="one")
+    before, after = tryit.cell_parts(module(FIGURE))
+    type_code_in_tryit(v, before + tryit.state_code(edited) + after)
+    v.page.keyboard.press("Control+Enter")
+    wait_run(v)
+    assert output(v) == cpython_readout(edited)
+    assert v.errors == []
+
+
+def type_code_in_tryit(v, code: str) -> None:
+    editor = v.page.locator(f'[data-cell="{CELL}"] .cm-content')
+    editor.focus()
+    v.page.keyboard.press("Control+a")
+    v.page.keyboard.insert_text(code)
+
+
+def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(visit):
+    """The rehearsal builds every figure again at its defaults, off the page: the cell must
+    still get the state on the page."""
+    v = visit(POST1 + f"?{FIGURE}.query=with#figure-{FIGURE}")
+    v.wait_for("live")
+    v.page.wait_for_timeout(1500)  # the rehearsal runs one figure per task once live
+    try_it(v)
+    assert "query='with'" in v.page.locator(f'[data-cell="{CELL}"] .cm-content').text_content()
+    assert output(v) == readout_lines(v)
+    assert "with" in output(v)
