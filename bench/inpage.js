@@ -248,15 +248,19 @@
     const cell = document.querySelector("[data-cell]:not([data-cell-solo])");
     if (!cell) return { control: null, latencies: [], timeouts: 0, tried: ["no cell"] };
     const run = cell.querySelector("[data-cell-run]");
+    // Resolves true when the run has ended (its output is in place), false after timeoutMs;
+    // an observer, not a poll per frame, so the time is not rounded up to a frame.
     const finished = () =>
       new Promise((resolve) => {
-        const start = performance.now();
-        const poll = () => {
-          const done = cell.dataset.running === "false";
-          if (done || performance.now() - start > timeoutMs) resolve(done);
-          else requestAnimationFrame(poll);
+        const done = (ended) => {
+          watch.disconnect();
+          clearTimeout(timer);
+          resolve(ended);
         };
-        requestAnimationFrame(poll);
+        const watch = new MutationObserver(() => cell.dataset.running === "false" && done(true));
+        watch.observe(cell, { attributes: true, attributeFilter: ["data-running"] });
+        const timer = setTimeout(() => done(false), timeoutMs);
+        if (cell.dataset.running === "false") done(true);
       });
     run.click();
     await finished();

@@ -27,9 +27,10 @@ def output(v, number: int) -> str:
 
 
 def originals(v) -> list[str]:
-    """The page's cells' code as the build ran it."""
+    """The page's cells' code as the build ran it (not the exercises' and figures' own)."""
     return v.page.eval_on_selector_all(
-        "[data-cell] [data-cell-code]", "els => els.map((el) => el.textContent.replace(/\\n$/, ''))"
+        "[data-cell]:not([data-cell-solo]) [data-cell-code]",
+        "els => els.map((el) => el.textContent.replace(/\\n$/, ''))",
     )
 
 

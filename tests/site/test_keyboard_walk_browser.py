@@ -4,8 +4,9 @@ radio group, Space on a toggle, Enter on a button, arrows and typing in a number
 in a text box, an arrow in a select) and it takes the keys (its value, choice or pressed
 state changes); the figure answers in words (a readout changes, or the message of a refused
 entry), and "Reset" brings the defaults back. The figure's
-own link, its source's disclosure and its scrollable code are Tab stops too. The focus is
-always visible, and Tab leaves the figure in the end (no trap)."""
+own link, its source's disclosure and its scrollable code are Tab stops too, and its "Try it"
+opens the figure's cell in an editor, left with Escape then Tab. The focus is always visible,
+and Tab leaves the figure in the end (no trap)."""
 
 import time
 
@@ -59,6 +60,8 @@ FOCUS = """(fig) => {
   else if (el?.tagName === "INPUT" && el.type === "checkbox") kind = "checkbox";
   else if (el?.classList.contains("bk-spin-btn")) kind = "spin";
   else if (el?.hasAttribute("aria-pressed")) kind = "toggle";
+  else if (el?.classList.contains("cm-content")) kind = "editor";
+  else if (el?.hasAttribute("data-tryit-open")) kind = "tryit";
   else if (el?.dataset?.view) kind = `view-${el.dataset.view}`;
   else if (el?.tagName === "SUMMARY") kind = "summary";
   else if (el?.tagName === "PRE") kind = "code";
@@ -71,7 +74,8 @@ FOCUS = """(fig) => {
     name,
     what: `${el?.tagName?.toLowerCase()}.${cls(el).split(" ").join(".")} in ${cls(host)}`,
     walked: walked(el),
-    visible: !!el && (ring(el) || (!!host && ring(host))),
+    // A code editor's ring is on the editor around its text (site.css).
+    visible: !!el && (ring(el) || (!!host && ring(host)) || !!el.closest(".cm-focused")),
   };
 }"""
 
@@ -210,6 +214,17 @@ def walk_figure(page, figure_id: str) -> None:
                     }"""
                 )
                 assert opened, where
+            continue
+        if kind == "tryit":  # the figure's own cell opens in the editor, which takes the focus
+            page.keyboard.press("Enter")
+            page.wait_for_function(
+                "() => document.activeElement?.classList.contains('cm-content')", timeout=120_000
+            )
+            kind = "editor"
+            operated.append("tryit")
+        if kind == "editor":  # Escape, then Tab leaves a code editor (Tab alone indents)
+            assert fig.evaluate(FOCUS)["visible"], f"{where}: the editor's focus is not visible"
+            page.keyboard.press("Escape")
             continue
         if kind == "view-link":
             status = fig.locator(".fig-status")

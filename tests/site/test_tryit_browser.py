@@ -97,8 +97,9 @@ def type_code_in_tryit(v, code: str) -> None:
 def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(visit):
     """The rehearsal builds every figure again at its defaults, off the page: the cell must
     still get the state on the page."""
-    v = visit(POST1 + f"?{FIGURE}.query=with#figure-{FIGURE}")
+    v = visit(POST1 + f"?{FIGURE}.query-token=with#figure-{FIGURE}")
     v.wait_for("live")
+    expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for with")
     v.page.wait_for_timeout(1500)  # the rehearsal runs one figure per task once live
     try_it(v)
     assert "query='with'" in v.page.locator(f'[data-cell="{CELL}"] .cm-content').text_content()
