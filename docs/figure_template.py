@@ -15,8 +15,9 @@ from bokeh.models import ColumnDataSource
 
 from attention.basics import query_scores, row_sums, softmax  # the numbers: from the core
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import INK, drawn, frame, pane, readout_html, recompute
+from figures.frame import INK, frame, pane, readout_html, recompute
 from figures.plots import bar_chart, outline, refill
+from figures.tryit import drawn
 from figures.widgets import token_picker  # shared controls: Presets, Resample, switch, ...
 from formatting import num, vec  # the digits the prose prints too
 

@@ -22,8 +22,9 @@ from attention.cost import (
     scaled_time,
     score_matrix_bytes,
 )
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import data_table, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import ChoiceSlider, buttons
 from formatting import bytes_text, hours_text, integer, num, ratio_text, seconds_text
 

@@ -20,18 +20,9 @@ from attention.depth import (
     sigmoid_slope,
 )
 from attention.fixtures import GPT2_CONTEXT
-from figures.frame import (
-    ACCENT,
-    INK,
-    MUTED,
-    drawn,
-    frame,
-    message_html,
-    pane,
-    readout_html,
-    recompute,
-)
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, integer_ticker, labelled_points, note, plot, refill
+from figures.tryit import drawn
 from formatting import integer, num, power_of_ten
 
 TITLE = "How far back the gradient walks"

@@ -24,8 +24,9 @@ from attention.scaling import (
     DkStats,
     post_sweep,
 )
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import data_table, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import ChoiceSlider, Resample, buttons
 from formatting import integer, peak_text, percent, sci, std_text
 

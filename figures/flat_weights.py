@@ -25,8 +25,9 @@ from attention.analysis import (
 )
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, choice, data_table, note, outline, plot, refill
+from figures.tryit import drawn
 from formatting import num, percent, vec
 
 TITLE = "Softmax weights against a flat average"

@@ -89,17 +89,6 @@ SYSTEM_PREFERENCES = """
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
 
 
-# Figure module -> the state its figure last drew (figures/tryit.py puts it in the figure's
-# try-it cell). Each page shows a figure once, so its module names it.
-SHOWN: dict[str, tuple] = {}
-
-
-def drawn(state: tuple) -> tuple:
-    """Record ``state`` (a figure's ``State``) as what its figure shows now; return it."""
-    SHOWN[type(state).__module__] = state
-    return state
-
-
 def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
     """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
     rows = "".join(

@@ -36,8 +36,9 @@ from attention.grouped import (
 )
 from attention.heads import multihead_split
 from attention.models import Model
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, bar_chart, data_table, note, outline, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import Presets, button
 from formatting import bytes_text, integer, noise_text, percent
 

@@ -28,8 +28,9 @@ from attention.heads import (
     shape_trace,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
-from figures.frame import INK, MUTED, drawn, frame, message_html, pane, readout_html, recompute
+from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, integer_ticker, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import Presets, button
 from formatting import integer, root_text, shape_text
 

@@ -20,18 +20,9 @@ from attention.fixtures import TOKENS
 from attention.kv_cache import STAGES, book_generation, kv_cache_bytes, total_work
 from attention.models import LLAMA2_7B, MODELS, by_name
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import (
-    ACCENT,
-    INK,
-    MUTED,
-    drawn,
-    frame,
-    message_html,
-    pane,
-    readout_html,
-    recompute,
-)
+from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_grid, data_table, heatmap, heatmap_data, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import ChoiceSlider, switch
 from formatting import bytes_text, integer, noise_text, vec, words
 

@@ -28,8 +28,9 @@ from attention.latent import (
     tiny_gaps,
 )
 from attention.models import DEEPSEEK_V2
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import ChoiceSlider, Resample
 from formatting import bytes_text, integer, noise_text, num, percent, sci
 

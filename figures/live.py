@@ -20,9 +20,9 @@ from panel.io.state import state
 from pyodide.ffi import to_js
 
 from figures import module, tryit, viewstate
-from figures.frame import SHOWN
 from figures.page import document, serialize
 from figures.patches import apply_patch, encode_events
+from figures.tryit import SHOWN
 
 _built = ""  # the JSON start() returned: a restored snapshot returns it again
 _pending: list = []  # document events made by Python since the last flush

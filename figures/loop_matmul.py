@@ -22,8 +22,9 @@ from attention.basics import (
     symmetry_error,
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
-from figures.frame import drawn, frame, pane, readout_html, recompute
+from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, outline, refill
+from figures.tryit import drawn
 from figures.widgets import switch
 from formatting import integer, num, sci
 

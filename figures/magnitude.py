@@ -24,8 +24,9 @@ from attention.analysis import (
 )
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import drawn, frame, pane, readout_html, recompute
+from figures.frame import frame, pane, readout_html, recompute
 from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
+from figures.tryit import drawn
 from figures.widgets import token_picker
 from formatting import num, vec
 

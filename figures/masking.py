@@ -29,8 +29,9 @@ from attention.masking import (
     zero_mask_stages,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, drawn, frame, message_html, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import buttons
 from formatting import noise_text, num, vec
 

@@ -13,8 +13,9 @@ from bokeh.models import ColumnDataSource, Span
 
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
-from figures.frame import INK, drawn, frame, message_html, pane, readout_html, recompute
+from figures.frame import INK, frame, message_html, pane, readout_html, recompute
 from figures.plots import FLAG, bar_chart, choice, note, outline, refill
+from figures.tryit import drawn
 from figures.widgets import Presets, token_picker
 from formatting import num, vec
 

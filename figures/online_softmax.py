@@ -27,8 +27,9 @@ from attention.online import (
     row_normalizer,
     tile_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import ChoiceSlider, button, switch
 from formatting import bytes_text, integer, noise_text, num, vec
 

@@ -27,8 +27,9 @@ from attention.rotary import (
     shifted_scores,
     wavelengths,
 )
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
+from figures.tryit import drawn
 from formatting import error_text, integer, num, sci
 
 TITLE = "Rotary embeddings: a score that sees only the offset"

@@ -28,7 +28,7 @@ from attention.window import (
     window_mask,
     window_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, drawn, frame, pane, readout_html, recompute
+from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
 from figures.plots import (
     EMPTY,
     HEAT,
@@ -40,6 +40,7 @@ from figures.plots import (
     refill,
     stacked,
 )
+from figures.tryit import drawn
 from formatting import integer, percent
 
 TITLE = "A band instead of a triangle"

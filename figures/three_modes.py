@@ -21,8 +21,9 @@ from attention.projections import (
     softmax_denominators,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, weights_section_3_4
-from figures.frame import drawn, frame, message_html, pane, readout_html, recompute
+from figures.frame import frame, message_html, pane, readout_html, recompute
 from figures.plots import heatmap, heatmap_data, note, outline, refill, stacked
+from figures.tryit import drawn
 from figures.widgets import buttons
 from formatting import error_text, num, vec
 

@@ -13,7 +13,7 @@ from bokeh.models import ColumnDataSource, HoverTool, Span
 
 from attention.basics import context, contributions, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import INK, VISUALLY_HIDDEN_LABEL, drawn, frame, pane, readout_html, recompute
+from figures.frame import INK, VISUALLY_HIDDEN_LABEL, frame, pane, readout_html, recompute
 from figures.plots import (
     TOKEN_COLORS,
     bar_chart,
@@ -24,6 +24,7 @@ from figures.plots import (
     refill,
     stack_bounds,
 )
+from figures.tryit import drawn
 from figures.widgets import token_picker
 from formatting import num, vec
 

@@ -3,8 +3,8 @@ from, as Python a reader can run and change.
 
 A figure that has a ``State`` and a pure ``readouts(state)`` gets one. The build writes the
 cell around the figure's default state (``cell_parts``, which reads the function's source);
-once the page is live, the worker gives the state the figure shows now (``state_code``, from
-what ``figures.frame.drawn`` recorded) and the page puts it in the cell between the parts.
+once the page is live, the worker gives the state the figure shows now (``state_code``, of
+what ``drawn`` recorded as the figure drew), and the page puts it between the parts.
 """
 
 import builtins
@@ -12,7 +12,16 @@ import inspect
 import sys
 from types import CodeType, ModuleType
 
-from figures.frame import SHOWN
+# Figure module -> the state its figure last drew. A page shows a figure once, so its module
+# names it.
+SHOWN: dict[str, tuple] = {}
+
+
+def drawn(state: tuple) -> tuple:
+    """Record ``state`` (a figure's ``State``) as what its figure shows now; return it."""
+    SHOWN[type(state).__module__] = state
+    return state
+
 
 # The cell's last lines: the readout as the figure prints it, a row per line.
 PRINT_READOUTS = """
