@@ -8,7 +8,7 @@ import io
 import pytest
 
 from figures import REGISTRY, module, tryit
-from figures.frame import SHOWN
+from figures.tryit import SHOWN
 
 WITH_CELLS = [f for f in REGISTRY if tryit.has_cell(module(f))]
 
