@@ -5,6 +5,9 @@ typesets the math with KaTeX (``build.build``). The page tests need only the fir
 without installing the runtime; tests/site checks the built site whole, hashed names included.
 """
 
+import re
+from html import unescape
+
 import build
 from sitebuild import hashed, pins
 
@@ -34,3 +37,17 @@ def render(page, base: str = "/") -> str:
     if not ids:
         return html
     return build.add_live_figures(env, html, base, ids, [], None, moved, build.prerender_figure)
+
+
+# The output of a snippet the page runs in its namespace: not of a cell of its own (a figure's
+# try-it cell, an exercise), marked data-cell-solo.
+OUTPUT = re.compile(
+    r'<div class="snippet"(?![^>]*data-cell-solo)[^>]*>.*?'
+    r'<pre class="code-output"[^>]*>(.*?)</pre>',
+    re.S,
+)
+
+
+def snippet_outputs(html: str) -> list[str]:
+    """What each of the page's snippets printed, as text, in page order."""
+    return [unescape(o) for o in OUTPUT.findall(html)]

@@ -12,7 +12,7 @@ from attention.fixtures import book_inputs
 from figures import flat_weights, loop_matmul
 from formatting import sci
 from pages import post1
-from tests.pages.render import render
+from tests.pages.render import render, snippet_outputs
 
 TEMPLATE = build.ROOT / "templates" / post1.TEMPLATE
 
@@ -109,9 +109,7 @@ def test_context_values_are_the_sources():
 
 
 def code_outputs(html: str) -> list[str]:
-    return [
-        unescape(o) for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, re.S)
-    ]
+    return snippet_outputs(html)
 
 
 def test_printed_outputs_come_from_running_the_code(html):

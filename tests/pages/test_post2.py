@@ -24,7 +24,7 @@ from figures import dropout as dropout_figure
 from pages import post2
 from sitebuild import glossary
 from tests.figures import probe
-from tests.pages.render import render
+from tests.pages.render import render, snippet_outputs
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "templates" / post2.TEMPLATE
@@ -246,8 +246,7 @@ def test_the_figures_pre_render_the_posts_default_numbers(html):
 
 
 def test_code_snippets_print_their_results(html):
-    outputs = re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, flags=re.S)
-    outputs = [output for output in outputs if output]  # the exercises' cells print nothing yet
+    outputs = snippet_outputs(html)
     assert len(outputs) == 7
     joined = " ".join(outputs)
     assert "0.2996 0.8053" in joined  # the book's printed context vectors of section 3.4
@@ -258,10 +257,7 @@ def test_code_snippets_print_their_results(html):
 
 def test_code_prints_the_proses_digits(html):
     """A quantity the prose quotes prints in the code's output with the same digits."""
-    outputs = [
-        html_lib.unescape(o)
-        for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, flags=re.S)
-    ]
+    outputs = snippet_outputs(html)
     row1, row2, row3 = (N[k].replace(",", "") for k in ("row1", "row2", "row3"))
     assert outputs[3].startswith(f"[[{row1} ")
     assert f"\n [{row2[1:-1]} " in outputs[3] and f"\n [{row3[1:-1]} " in outputs[3]

@@ -15,7 +15,7 @@ from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
 from formatting import sci
 from pages import placed_figures, post3
 from pages.references import WORKS
-from tests.pages.render import render
+from tests.pages.render import render, snippet_outputs
 
 N = post3.context()
 FIGURES = [
@@ -135,10 +135,7 @@ def test_the_post_cites_every_paper_the_issue_names(html):
 def test_code_prints_the_proses_digits(html):
     """The code's output quotes the prose's figures in the prose's digits; the rotary scores
     print in full, marked so, since their last digits are the point."""
-    outputs = [
-        html_lib.unescape(o)
-        for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, flags=re.S)
-    ]
+    outputs = snippet_outputs(html)
     assert outputs[0] == (
         f"True\n{N['total_without']} {N['total_with']}\n"
         f"{N['llama2_per_token']} {N['llama2_over_context']}"

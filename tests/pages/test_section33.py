@@ -9,7 +9,7 @@ import build
 import pages
 from pages import home, section33
 from sitebuild import glossary
-from tests.pages.render import render
+from tests.pages.render import render, snippet_outputs
 
 TEMPLATE = build.ROOT / "templates" / section33.TEMPLATE
 
@@ -61,9 +61,7 @@ def test_every_number_the_section_prints_is_on_the_page(html, passage):
 
 
 def test_printed_outputs_are_the_books(html):
-    outputs = [
-        unescape(o) for o in re.findall(r'<pre class="code-output"[^>]*>(.*?)</pre>', html, re.S)
-    ]
+    outputs = snippet_outputs(html)
     assert "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]" in outputs
     assert "[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]\ntotal: 1.0000" in outputs
     assert "[0.4419, 0.6515, 0.5683]" in outputs
