@@ -305,11 +305,11 @@
 
   // ------------------------------------------------------------ a figure's try-it cell
 
-  // The state figure `fig` shows, as Python (page.js asks the figures' worker), or null when
-  // the figure is not live.
+  // The state figure `fig` shows, as {code} in Python (page.js asks the figures' worker), or
+  // {code: null, why}.
   const figureCode = (fig) =>
     new Promise((resolve) => {
-      fig.addEventListener("figure-code", (event) => resolve(event.detail.code), { once: true });
+      fig.addEventListener("figure-code", (event) => resolve(event.detail), { once: true });
       fig.dispatchEvent(new CustomEvent("figure-code-wanted"));
     });
 
@@ -317,14 +317,11 @@
   // editor and run. Pressed again, it loads the figure's state again.
   async function tryIt({ fig, cell, parts, holder }) {
     holder.hidden = false;
-    const code = await figureCode(fig);
-    if (code === null) {
-      setNote(cell, "The figure is not live, so the cell keeps the state it had.");
-    } else {
-      setCode(cell, parts.before + code + parts.after);
-    }
+    const { code, why } = await figureCode(fig);
+    if (code !== null) setCode(cell, parts.before + code + parts.after);
     await edit(cell, { focus: true });
     await run(cell);
+    if (code === null) setNote(cell, `No figure state (${why}): the cell keeps the state it had.`);
   }
 
   // ------------------------------------------------------------ the editor

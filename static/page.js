@@ -670,9 +670,9 @@
 
   // A figure's try-it cell (cells.js) asks for the state the figure shows with a
   // "figure-code-wanted" event on the figure, and is answered with a "figure-code" event whose
-  // detail.code is the state as Python, or null while the figure is not live.
-  function answerCode(figureId, code) {
-    const detail = { code };
+  // detail.code is the state as Python, or null with detail.why.
+  function answerCode(figureId, code, why = "Python could not read it") {
+    const detail = { code, why };
     figureById(figureId).dispatchEvent(new CustomEvent("figure-code", { detail }));
   }
 
@@ -684,7 +684,7 @@
       fig.querySelector("[data-view=reset]").addEventListener("click", ask("view-reset"));
       fig.addEventListener("figure-code-wanted", () => {
         if (state.phase === "live") askView(figureId, "view-code");
-        else answerCode(figureId, null);
+        else answerCode(figureId, null, "the figure is not live");
       });
     }
     const moved = () => {

@@ -38,7 +38,8 @@
 //                        updates it caused: the figure's view now (params: its controls that
 //                        differ from their defaults, as URL parameters without the prefix) and
 //                        note, '' or the one line saying why a link's view was not restored;
-//                        code, the state's `state = ...` lines (view-code only, else '')
+//                        code, the state's `state = ...` lines (view-code only, else ''; null
+//                        if they could not be made)
 //     failed             {reason}: Python did not start, or a change failed; not live
 //     outdated           {url}: a file the start needs is gone from the server (404: the site
 //                        was deployed again since the page was loaded); only a reload helps
@@ -398,8 +399,19 @@ function viewAnswer({ type, figure, params }) {
   if (type === "view-apply") note = figuresLive.apply_view(figure, JSON.stringify(params));
   else if (type === "view-reset") figuresLive.reset_view(figure);
   else if (type !== "view-get" && type !== "view-code") throw new Error(`unknown message ${type}`);
-  const code = type === "view-code" ? figuresLive.state_code(figure) : "";
+  const code = type === "view-code" ? stateCode(figure) : "";
   return { type: "view", figure, params: JSON.parse(figuresLive.view_state(figure)), note, code };
+}
+
+// The figure's state as Python for its try-it cell, or null: a failure here costs the cell its
+// live state, never the figures.
+function stateCode(figure) {
+  try {
+    return figuresLive.state_code(figure);
+  } catch (err) {
+    console.warn(`figures: reading ${figure}'s state for its cell failed (${err.message || err})`);
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------- the reader's cells

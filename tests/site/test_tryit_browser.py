@@ -105,3 +105,30 @@ def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(visit):
     assert "query='with'" in v.page.locator(f'[data-cell="{CELL}"] .cm-content').text_content()
     assert output(v) == readout_lines(v)
     assert "with" in output(v)
+
+
+def test_a_state_python_cannot_read_leaves_the_cell_its_own_and_the_figures_live(visit):
+    """The figures' worker is served asking Python for a figure it does not know when a cell
+    wants a state: the cell runs with the state it had and says why; the figures stay live."""
+    v = visit(POST1)
+    call = "figuresLive.state_code(figure)"
+
+    def worker_that_cannot_read_a_state(route):
+        script = route.fetch().text()
+        assert script.count(call) == 1, "the worker's state call changed: update this test"
+        faulty = script.replace(call, 'figuresLive.state_code("no-such-figure")')
+        route.fulfill(body=faulty, content_type="text/javascript")
+
+    v.context.route("**/worker.js", worker_that_cannot_read_a_state)
+    v.page.reload()
+    v.wait_for("live")
+    try_it(v)
+    note = v.page.locator(f'[data-cell="{CELL}"] .cell-note')
+    expect(note).to_have_text(
+        "No figure state (Python could not read it): the cell keeps the state it had."
+    )
+    assert output(v) == cpython_readout(tryit.default_state(module(FIGURE)))
+    figure(v).locator("select").first.select_option("step")
+    expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
+    assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
+    assert v.errors == []
