@@ -283,22 +283,24 @@
     setNote(cell, "Stopped. Python is starting again; the figures were not affected.");
   }
 
-  // The cell's code becomes `code` (kept as the reader's edit would be).
-  function setCode(cell, code) {
+  // The cell's code is now `code`: kept as an edit (or forgotten, if it is the original).
+  function keepCode(cell, code) {
     cell.code = code;
-    if (cell.editor) cell.editor.setCode(code);
-    else cell.pre.firstElementChild.textContent = code;
     storeEdit(cell);
     markEdited(cell);
   }
 
+  // The cell's code becomes `code`, in the editor or the static listing.
+  function setCode(cell, code) {
+    if (cell.editor) cell.editor.setCode(code);
+    else cell.pre.firstElementChild.textContent = code;
+    keepCode(cell, code);
+  }
+
   function resetCell(cell) {
-    cell.code = cell.original;
-    if (cell.editor) cell.editor.setCode(cell.original);
-    cell.pre.innerHTML = cell.originalHtml;
+    setCode(cell, cell.original);
+    cell.pre.innerHTML = cell.originalHtml; // highlighted, as the build wrote it
     showOutput(cell, cell.originalOutput, "original");
-    storeEdit(cell);
-    markEdited(cell);
     setNote(cell, "Back to the original code and output.");
     state.ranHere.delete(cell.id);
   }
@@ -357,11 +359,7 @@
     cell.editor = api.create(holder, cell.code, {
       label: `Python code of ${cell.label}; Control+Enter runs it, Escape then Tab leaves`,
       onRun: () => run(cell),
-      onChange: (code) => {
-        cell.code = code;
-        storeEdit(cell);
-        markEdited(cell);
-      },
+      onChange: (code) => keepCode(cell, code),
     });
     cell.pre.hidden = true;
     if (focus) cell.editor.focus();
