@@ -36,7 +36,8 @@
 //                        that failed)
 //     view               {figure, params, note}: the answer to each view-* message, after the
 //                        updates it caused: the figure's view now (params: its controls that
-//                        differ from their defaults, as URL parameters without the prefix) and
+//                        differ from their defaults, as URL parameters without the prefix;
+//                        null for view-code) and
 //                        note, '' or the one line saying why a link's view was not restored;
 //                        code, the state's `state = ...` lines (view-code only, else ''; null
 //                        if they could not be made)
@@ -49,6 +50,7 @@ const STEPS = 3; // of the start, as the banner counts them
 const PRERENDER_WAIT_MS = 3000;
 
 let figuresLive = null; // the Python module figures.live (a Pyodide proxy), once started
+let cellsPython = null; // the Pyodide that started, for the cells
 let figuresToRehearse = []; // the page's figure ids after a snapshot start (see rehearse)
 let prerenderIsVisible = () => {}; // resolves the wait for the page's pre-render
 let goneUrl = null; // the first of this site's files that answered 404 (see watchedFetch)
@@ -88,6 +90,14 @@ const post = (msg) => self.postMessage(msg);
 const progress = (step, text) => post({ type: "progress", step, of: STEPS, text });
 const postUpdate = (patch, buffers) => post({ type: "update", patch, buffers });
 const reasonOf = (err) => String(err.message || err);
+
+// The Pyodide that started (either way) is this worker's: returns its figures.live.
+function adopt(pyodide) {
+  cellsPython = pyodide;
+  figuresLive = pyodide.pyimport("figures.live");
+  return figuresLive;
+}
+
 // Why the start failed: a file gone from the server explains it, whatever error followed.
 const failure = (err, type) =>
   goneUrl ? { type: "outdated", url: goneUrl } : { type, reason: reasonOf(err) };
@@ -123,9 +133,7 @@ async function startOrdinary(config) {
     throw new Error(`a package could not be loaded (${why}): ${failures.join("; ")}`);
   }
   progress(3, "building the figures");
-  cellsPython = pyodide;
-  figuresLive = pyodide.pyimport("figures.live");
-  return figuresLive.start(pyodide.toPy(config.figures), config.distUrl);
+  return adopt(pyodide).start(pyodide.toPy(config.figures), config.distUrl);
 }
 
 // ---------------------------------------------------------------- the snapshot
@@ -308,9 +316,7 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
     ]),
   );
   progress(3, "drawing the figures");
-  cellsPython = pyodide;
-  figuresLive = pyodide.pyimport("figures.live");
-  return pageDocument(JSON.parse(figuresLive.render()), config.figures);
+  return pageDocument(JSON.parse(adopt(pyodide).render()), config.figures);
 }
 
 // The site's snapshot holds every figure of the site in one serialized document: keep this
@@ -395,12 +401,12 @@ function rehearse(figureIds) {
 // Get, set or reset a figure's view (figures.live, figures/viewstate.py); the updates it makes
 // reach the page before this answer.
 function viewAnswer({ type, figure, params }) {
-  let note = "";
-  if (type === "view-apply") note = figuresLive.apply_view(figure, JSON.stringify(params));
+  const answer = { type: "view", figure, params: null, note: "", code: "" };
+  if (type === "view-code") return { ...answer, code: stateCode(figure) };
+  if (type === "view-apply") answer.note = figuresLive.apply_view(figure, JSON.stringify(params));
   else if (type === "view-reset") figuresLive.reset_view(figure);
-  else if (type !== "view-get" && type !== "view-code") throw new Error(`unknown message ${type}`);
-  const code = type === "view-code" ? stateCode(figure) : "";
-  return { type: "view", figure, params: JSON.parse(figuresLive.view_state(figure)), note, code };
+  else if (type !== "view-get") throw new Error(`unknown message ${type}`);
+  return { ...answer, params: JSON.parse(figuresLive.view_state(figure)) };
 }
 
 // The figure's state as Python for its try-it cell, or null: a failure here costs the cell its
@@ -428,7 +434,6 @@ function stateCode(figure) {
 //                                 value of its last expression (output), the Python exception,
 //                                 short (error, or ""), or why this Python is unusable now
 //                                 (fatal, or ""; the page starts a new worker)
-let cellsPython = null; // the Pyodide that started, for the cells
 let cellRunner = null; // figures.cells.run_cell, imported on the first cell-run
 
 function runCell({ id, code, namespace = "page", fresh = false }) {
