@@ -15,11 +15,10 @@ async function zstdDecoder(response) {
   return instance.exports;
 }
 
-// Decode the zstd frame that `body` (a ReadableStream of Uint8Array) carries, which must
-// unpack to exactly `size` bytes.
-async function unzstd(z, body, size) {
-  // A reader, not `for await`: Safari long had no async iteration of ReadableStream.
-  const reader = body.getReader();
+// One zstd frame being decoded into a buffer of `size` bytes, the size it must unpack to:
+// `push` feeds it input as it arrives, `done` returns the bytes, `free` releases the decoder's
+// memory (always, once).
+function zstdFrame(z, size) {
   const inSize = z.ZSTD_DStreamInSize();
   const outSize = z.ZSTD_DStreamOutSize();
   const dctx = z.ZSTD_createDCtx();
@@ -31,9 +30,8 @@ async function unzstd(z, body, size) {
   let hint = -1; // ZSTD_decompressStream's last answer: 0 once the frame is complete
   // The decoder's memory may grow inside any call: take fresh views after each one.
   const u32 = () => new Uint32Array(z.memory.buffer, records, 6);
-  try {
-    for (let read = await reader.read(); !read.done; read = await reader.read()) {
-      const chunk = read.value;
+  return {
+    push(chunk) {
       for (let at = 0; at < chunk.length; at += inSize) {
         const part = chunk.subarray(at, at + inSize);
         new Uint8Array(z.memory.buffer).set(part, src);
@@ -51,19 +49,49 @@ async function unzstd(z, body, size) {
           // Go on while input is left, or while a full output buffer may hide more.
         } while (record[IN / 4 + 2] < part.length || record[OUT / 4 + 2] === outSize);
       }
+    },
+    done() {
+      if (hint !== 0 || filled !== size) {
+        throw new Error(`it is cut short (${filled} of ${size} bytes)`);
+      }
+      return out;
+    },
+    free() {
+      z.free(records);
+      z.free(dst);
+      z.free(src);
+      z.ZSTD_freeDCtx(dctx);
+    },
+  };
+}
+
+// Decode the zstd frame that `body` (a ReadableStream of Uint8Array) carries, which must
+// unpack to exactly `size` bytes.
+async function unzstd(z, body, size) {
+  // A reader, not `for await`: Safari long had no async iteration of ReadableStream.
+  const reader = body.getReader();
+  const frame = zstdFrame(z, size);
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      frame.push(read.value);
     }
+    return frame.done();
   } catch (err) {
     reader.cancel(err).catch(() => {}); // stop the download: the rest is not wanted
     throw err;
   } finally {
     reader.releaseLock();
-    z.free(records);
-    z.free(dst);
-    z.free(src);
-    z.ZSTD_freeDCtx(dctx);
+    frame.free();
   }
-  if (hint !== 0 || filled !== size) {
-    throw new Error(`it is cut short (${filled} of ${size} bytes)`);
+}
+
+// The same, for a frame already downloaded whole (`bytes`, a Uint8Array), at once.
+function unzstdNow(z, bytes, size) {
+  const frame = zstdFrame(z, size);
+  try {
+    frame.push(bytes);
+    return frame.done();
+  } finally {
+    frame.free();
   }
-  return out;
 }
