@@ -126,6 +126,8 @@ BROWSER_SCRIPTS = (*(f"bokeh/js/{name}" for name in BOKEH_JS), f"{PANEL_DIST}pan
 # Where Pyodide installs wheels: the worker writes snapshot files there, and tracebacks from
 # the precompiled bytecode name the files there.
 PYODIDE_SITE_PACKAGES = "/lib/python3.12/site-packages/"
+# Where Pyodide writes python_stdlib.zip, which Python imports the standard library from.
+PYODIDE_STDLIB = "/lib/python312.zip"
 # importlib.util.MAGIC_NUMBER of Pyodide 0.27.7's CPython 3.12.7 (the same for every 3.12).
 PYODIDE_PYC_MAGIC = "cb0d0d0a"
 

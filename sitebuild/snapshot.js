@@ -112,7 +112,8 @@ async function main() {
   const imported = pyodide.runPython(`
 import importlib, json, sys
 importlib.invalidate_caches()
-from figures import cells, live  # cells: a cells' worker restores this heap too
+# cells: a cells' worker restores this heap too; deferred: every worker installs it on restore
+from figures import cells, deferred, live
 live.start(figure_ids, dist_url)
 site = "${args.sitePackages}"
 files = set()

@@ -11,11 +11,13 @@ same on every page, and the figures themselves add little (about 3.4 MB of 15 MB
 22 figures), so a reader downloads it once for the series and, as its name follows its
 content, again only when it changed.
 
-What a heap does not hold ships beside it, as one bundle shared by every page
-(sitebuild/bundle.py). Heaps and bundle are compressed with zstd, which makes them
-smaller than gzip does (tests/sitebuild/test_snapshot.py checks it; the worker decodes them
-with the zstd project's decoder compiled to WebAssembly). Both are cached by everything that
-goes into them.
+What a heap does not hold ships beside it, shared by every page (sitebuild/bundle.py): one
+bundle of the files Python may open as soon as it runs (numpy's libraries, data files), and
+one of modules only an import opens, which the worker fetches with the standard library on
+the first import the heap cannot serve (figures/deferred.py). Heaps and bundles are
+compressed with zstd, which makes them smaller than gzip does (tests/sitebuild/test_snapshot.py
+checks it; the worker decodes them with the zstd project's decoder compiled to WebAssembly).
+All are cached by everything that goes into them.
 """
 
 import json
@@ -37,12 +39,18 @@ from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 SCRIPT = Path(__file__).with_name("snapshot.js")
 FOLDER = "snapshots"  # under site/runtime/
 HEAP = "heap-{}.bin.zst"  # under site/runtime/FOLDER/: the heap every page restores, by part
-FILES = "site-packages.bin.zst"  # under site/runtime/
+FILES = "site-packages.bin.zst"  # under site/runtime/: what a restored heap may open at once
+# The modules and bytecode of the same bundle, which only an import opens: fetched with LATER.
+LATER_FILES = "site-packages-later.bin.zst"  # under site/runtime/
 DECODER = "zstd-decoder.wasm"  # under site/runtime/
 # Pyodide's two large downloads, also as zstd frames NAME.zst for the snapshot path, since
 # they are smaller than the gzip the server sends (the worker hands them to Pyodide
 # unpacked); the ordinary start fetches the files themselves.
 PACKED = ("pyodide.asm.wasm", "python_stdlib.zip")
+# Of those, the ones a restored worker fetches only on the first import its heap cannot serve
+# (figures/deferred.py), with where each goes in Pyodide's file system: the heap already holds
+# every module of the standard library a figure runs.
+LATER = {"python_stdlib.zip": pins.PYODIDE_STDLIB}
 # zstd's highest ordinary level: slow, but paid once per change of the figures or the runtime
 # (the result is cached), and every reader downloads the smaller heaps.
 LEVEL = 19
@@ -204,27 +212,48 @@ def make(
     for used in (state, meta_file):
         used.touch()  # recently used: kept by prune
     common, packages = bundle_recipe([meta])
-    bundle = cache / f"files-{bundle_key(runtime, common, packages)}.bin.zst"
-    if not bundle.is_file():
+    key = bundle_key(runtime, common, packages)
+    bundles = {
+        FILES: cache / f"files-{key}.bin.zst",
+        LATER_FILES: cache / f"files-later-{key}.bin.zst",
+    }
+    if not all(path.is_file() for path in bundles.values()):
         if not unpacked:
             unpack_wheels(runtime_dir, maker.site_packages)
             unpacked = True
         files = bundle_files(maker.site_packages, set(common), set(packages))
-        write_atomic(bundle, compress(pack(files)))
-    shutil.copy(bundle, runtime_dir / FILES)
-    bundle.touch()
+        later = {rel: data for rel, data in files.items() if only_imports_open(rel)}
+        now = {rel: data for rel, data in files.items() if rel not in later}
+        write_atomic(bundles[LATER_FILES], compress(pack(later)))
+        write_atomic(bundles[FILES], compress(pack(now)))
+    for name, bundle in bundles.items():
+        shutil.copy(bundle, runtime_dir / name)
+        bundle.touch()
     packed = packed_copies(runtime_dir, cache)
     prune(cache)
     if unpacked:
         shutil.rmtree(maker.site_packages)
-    log_sizes(runtime_dir, bundle, log)
-    return {**meta, "filesBytes": frame_size(bundle), "packed": packed}
+    log_sizes(runtime_dir, log)
+    sizes = {name: frame_size(bundle) for name, bundle in bundles.items()}
+    return {
+        **meta,
+        "filesBytes": sizes[FILES],
+        "laterFilesBytes": sizes[LATER_FILES],
+        "packed": packed,
+    }
 
 
-def log_sizes(runtime_dir: Path, bundle: Path, log: Log) -> None:
-    """One build-log line: the heap's bytes and the files bundle's, as shipped."""
+def only_imports_open(rel: str) -> bool:
+    """Whether a file of the bundle is a module's source or bytecode, which only an import
+    opens (the rest, numpy's libraries and data files, may be opened as soon as Python runs)."""
+    return rel.endswith((".py", ".pyc"))
+
+
+def log_sizes(runtime_dir: Path, log: Log) -> None:
+    """One build-log line: the heap's bytes and the files bundles', as shipped."""
     heap = sum(part.stat().st_size for part in (runtime_dir / FOLDER).glob(HEAP.format("*")))
-    log(f"snapshot: {heap / 1e6:.1f} MB heap, {bundle.stat().st_size / 1e6:.1f} MB files (zstd)")
+    now, later = ((runtime_dir / name).stat().st_size / 1e6 for name in (FILES, LATER_FILES))
+    log(f"snapshot: {heap / 1e6:.1f} MB heap, {now:.1f} MB files, {later:.1f} MB later (zstd)")
 
 
 def frame_size(path: Path) -> int:
@@ -281,8 +310,15 @@ def page_config(url: Callable[[str], str], meta: dict) -> dict:
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],
         "tableAfterLibs": meta["tableAfterLibs"],
-        "packed": [
-            {"file": name, "url": url(f"runtime/{name}.zst"), "bytes": meta["packed"][name]}
-            for name in PACKED
+        "packed": [packed(url, meta, name) for name in PACKED if name not in LATER],
+        "later": [
+            *({**packed(url, meta, name), "into": LATER[name]} for name in LATER),
+            {"file": LATER_FILES, "url": url(f"runtime/{LATER_FILES}"),
+             "bytes": meta["laterFilesBytes"], "into": pins.PYODIDE_SITE_PACKAGES},
         ],
-    }
+    }  # fmt: skip
+
+
+def packed(url: Callable[[str], str], meta: dict, name: str) -> dict:
+    """One of PACKED in a page's config: its zstd copy's URL and its size unpacked."""
+    return {"file": name, "url": url(f"runtime/{name}.zst"), "bytes": meta["packed"][name]}

@@ -237,6 +237,33 @@ function beforeRestore(hook) {
   });
 }
 
+const EMPTY = new Uint8Array(0);
+
+// Before the first import the restored heap cannot serve, Python calls back here to download
+// the files `later` names (zstd frames: {url, bytes unpacked, into}) and write them where
+// Python reads them (figures/deferred.py): a file at `into`, or a bundle of files unpacked
+// under `into` if it ends with "/". An import cannot wait for a promise, so the download is
+// synchronous, which a worker may do.
+function deferLater(pyodide, decoder, later) {
+  const fetchLater = () => {
+    for (const { url, bytes, into } of later) {
+      const request = new XMLHttpRequest();
+      request.open("GET", url, false);
+      request.responseType = "arraybuffer";
+      request.send();
+      if (request.status !== 200) throw new Error(`${url} answered ${request.status}`);
+      const data = unzstdNow(decoder, new Uint8Array(request.response), bytes);
+      if (into.endsWith("/")) writeFiles(pyodide.FS, data, into);
+      else pyodide.FS.writeFile(into, data);
+    }
+  };
+  // Pyodide wrote an empty stand-in for each file: with none there, reading one fails as Python
+  // expects a missing file to (linecache shows no line), where an empty zip fails with an
+  // EOFError that nothing catches.
+  for (const { into } of later) if (!into.endsWith("/")) pyodide.FS.unlink(into);
+  pyodide.pyimport("figures.deferred").install(fetchLater);
+}
+
 // Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.
 function panelDictConverter(entries) {
   for (const entry of entries) if (entry[1] === undefined) entry[1] = null;
@@ -249,7 +276,7 @@ function deserializeJs({ kind }) {
 }
 
 // Pyodide fetches its WebAssembly and its standard library itself: while it starts, answer
-// those two requests with the copies unpacked from zstd (url -> promise of the bytes).
+// those requests with the bytes in `unpacked` (url -> promise of the bytes).
 async function withUnpacked(unpacked, run) {
   const fetch = self.fetch;
   self.fetch = (url, init) => {
@@ -290,6 +317,9 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
   );
+  // Pyodide writes what it fetches for these into its file system; the heap needs none of
+  // them until an import it cannot serve, which fetches them first (deferLater, below).
+  for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
   heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
@@ -315,6 +345,7 @@ async function startFromSnapshot(config, untilPrerenderVisible) {
       Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
     ]),
   );
+  deferLater(pyodide, await decoder, snap.later);
   progress(3, "drawing the figures");
   return pageDocument(JSON.parse(adopt(pyodide).render()), config.figures);
 }

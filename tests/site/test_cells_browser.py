@@ -6,11 +6,13 @@ bad code is stopped or reported, and the figures stay live; the keyboard alone i
 import ast
 import contextlib
 import io
+import statistics
 
 import pytest
 from playwright.sync_api import expect
 
 from pages import exercises, post2
+from sitebuild import snapshot
 from tests.site.conftest import BASE
 
 pytestmark = pytest.mark.browser
@@ -280,3 +282,30 @@ def in_cpython_namespace(code: str) -> dict:
     with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(Exception):
         exec(code, namespace)
     return namespace
+
+
+def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(live_post2):
+    """The restored heap serves every import the figures make, so the standard library's zip
+    is fetched only by a cell importing a module it does not hold; if that download fails, the
+    import says why, and the next run fetches it."""
+    v = live_post2
+    assert "python_stdlib.zip" in snapshot.LATER
+    stdlib = "/python_stdlib.zip.zst"
+    # The figures' Python at work, and a cell's: still nothing fetched.
+    v.page.locator('[data-figure="three-modes"] select').first.select_option(index=2)
+    run(v, 1)
+    assert not [url for url in v.requests if url.endswith(stdlib)]
+
+    v.context.route(f"**{stdlib}", lambda route: route.abort())
+    type_code(v, 2, "import statistics\nstatistics.mean([1, 2, 4])")
+    v.page.keyboard.press("Control+Enter")
+    wait_run(v, 2)
+    text = output(v, 2)
+    assert "ImportError: statistics cannot be imported" in text, text
+    assert "could not be downloaded" in text, text
+
+    v.context.unroute(f"**{stdlib}")
+    run(v, 2)
+    assert output(v, 2) == repr(statistics.mean([1, 2, 4]))
+    assert [url for url in v.requests if url.endswith(stdlib)]
+    assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"

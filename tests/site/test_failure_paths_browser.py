@@ -268,10 +268,9 @@ def test_a_worker_failing_after_going_live_disables_until_retry(visit, fault, wh
     [
         ("**/site-packages.bin.zst", True),
         ("**/pyodide.asm.wasm.zst", True),
-        ("**/python_stdlib.zip.zst", True),
         ("**/zstd-decoder.wasm", False),  # blocked: nothing of the snapshot can be unpacked
     ],
-    ids=["files-bundle", "runtime-wasm", "standard-library", "decoder"],
+    ids=["files-bundle", "runtime-wasm", "decoder"],
 )
 def test_a_snapshot_that_cannot_be_unpacked_leaves_no_uncaught_error(visit, pattern, broken):
     """The page starts the ordinary way instead, and goes live: the files it could not unpack

@@ -67,6 +67,9 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
         "plain.py": b"no bytecode",
         "unused-1.0.dist-info/METADATA": b"Name: unused",  # metadata is kept, and small
     }
+    # Of those, the worker fetches the modules only with the first import its heap lacks.
+    later = {rel for rel in kept if snapshot.only_imports_open(rel)}
+    assert later == {"pkg/lazy.pyc", "plain.py"}
 
 
 @pytest.mark.parametrize(
@@ -161,15 +164,22 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     snapshot.packed_copies(runtime_dir, cache)
     assert len(list(cache.iterdir())) == 3  # a new copy for new content; the old one stays cached
     config = snapshot.page_config(lambda rel: f"/base/{rel}", {
-        "heapBytes": 1, "filesBytes": 2, "libs": [], "tableAfterLibs": 3, "packed": sizes,
-        "parts": [5, 6],
+        "heapBytes": 1, "filesBytes": 2, "laterFilesBytes": 4, "libs": [], "tableAfterLibs": 3,
+        "packed": sizes, "parts": [5, 6],
     })  # fmt: skip
     parts = [f"/base/runtime/snapshots/heap-{i}.bin.zst" for i in (0, 1)]
     assert config["state"] == parts
-    assert config["packed"] == [
-        {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
-        for name in snapshot.PACKED
-    ]
+    entry = {name: {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
+             for name in snapshot.PACKED}  # fmt: skip
+    assert config["packed"] == [entry["pyodide.asm.wasm"]]  # at the start
+    # on the first import the heap cannot serve, into the path Pyodide reads it from
+    # with the modules only an import opens, unpacked under site-packages
+    assert config["later"] == [
+        {**entry["python_stdlib.zip"], "into": "/lib/python312.zip"},
+        {"file": snapshot.LATER_FILES, "url": f"/base/runtime/{snapshot.LATER_FILES}",
+         "bytes": 4, "into": "/lib/python3.12/site-packages/"},
+    ]  # fmt: skip
+    assert config["files"] == "/base/runtime/site-packages.bin.zst"
 
 
 def test_zstd_packs_pyodides_downloads_smaller_than_gzip(tmp_path):
