@@ -149,6 +149,9 @@ PANDAS_FREE_FIGURE = textwrap.dedent(
     serialize_json(document.to_json())
     assert "pandas" not in sys.modules
     assert "narwhals" not in sys.modules  # imported only for data other than a dict
+    assert "xyzservices" not in sys.modules  # imported only for map tiles
+    tiles = plot.add_tile("OSM")
+    assert "openstreetmap" in tiles.tile_source.url, tiles.tile_source.url
     print("pandas-free")
     """
 )
