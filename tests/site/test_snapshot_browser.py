@@ -12,6 +12,7 @@ import pytest
 import zstandard
 from playwright.sync_api import expect
 
+import pages
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
@@ -133,3 +134,35 @@ def test_libraries_that_would_not_land_where_they_were_fall_back(visit):
 
     reasons = answered_by(visit, f"**/{POST1}", page_with_low_table_bases)
     assert any("function table" in r for r in reasons), reasons
+
+
+WITH_FIGURES = [p.SLUG + "/" for p in pages.all_pages() if pages.placed_figures(p.TEMPLATE)]
+DEFERRED = [f"/{name}.zst" for name in snapshot.LATER] + [f"/{snapshot.LATER_FILES}"]
+
+
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_moving_every_control_fetches_nothing_deferred(visit, path):
+    """The heap serves every import the figures make, so a reader who only moves controls never
+    downloads the standard library or the wheels' modules (figures/deferred.py)."""
+    v = visit(path)
+    v.wait_for("live")
+    assert start_of(v) == "snapshot"
+    moved = 0
+    for fig in v.page.locator("[data-figure]").all():
+        for select in fig.locator("select").all():
+            for index in range(select.locator("option").count()):
+                select.select_option(index=index)
+                moved += 1
+        for handle in fig.locator(".noUi-handle").all():
+            handle.focus()
+            for key in ("End", "Home", "ArrowRight"):
+                v.page.keyboard.press(key)
+                moved += 1
+        for button in fig.locator(".bk-btn-group button, .bk-btn:not([disabled])").all():
+            button.click()
+            moved += 1
+    v.page.wait_for_timeout(500)  # the last change's answer
+    assert moved >= 3 * len(v.page.locator("[data-figure]").all()), moved
+    assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
+    assert not [url for url in v.requests if url.endswith(tuple(DEFERRED))]
+    assert v.errors == []
