@@ -40,9 +40,11 @@
   const scopeOf = (figureId) =>
     figureId ? document.querySelector(`figure[data-figure="${figureId}"]`) : document.body;
 
+  // The readout as the reader sees it, labels too: two choices may give the same values under
+  // another label (the KV-cache figure's Mistral 7B and Llama 3 8B).
   const readoutText = (scope) =>
     deepQueryAll(scope, "[data-readout]")
-      .map((el) => el.textContent)
+      .map((el) => el.parentElement.textContent)
       .join("\u241f");
 
   // Resolves with performance.now() at the first DOM mutation after which the readout text
