@@ -9,7 +9,9 @@ what ``drawn`` recorded as the figure drew), and the page puts it between the pa
 
 import builtins
 import inspect
+import pprint
 import sys
+import textwrap
 from types import CodeType, ModuleType
 
 # Figure module -> the state its figure last drew. A page shows a figure once, so its module
@@ -22,6 +24,10 @@ def drawn(state: tuple) -> tuple:
     SHOWN[type(state).__module__] = state
     return state
 
+
+# The cell's lines fit this many characters where the build writes them: the editor shows about
+# as many without scrolling.
+WIDTH = 76
 
 # The cell's last lines: the readout as the figure prints it, a row per line.
 PRINT_READOUTS = """
@@ -42,9 +48,14 @@ def default_state(mod: ModuleType) -> tuple:
 
 
 def state_code(state: tuple) -> str:
-    """A figure's state as an assignment, a field per line:
+    """A figure's state as an assignment, a field per line, a long one over several lines:
     ``State(query='journey', ...)`` -> ``"state = State(\\n    query='journey',\\n ...)\\n"``."""
-    fields = "".join(f"    {name}={value!r},\n" for name, value in state._asdict().items())
+    fields = ""
+    for name, value in state._asdict().items():
+        indent = " " * (4 + len(name) + 1)  # under the field's value
+        text = pprint.pformat(value, width=WIDTH - len(indent) - 1, compact=True)
+        text = text.replace("\n", "\n" + indent)
+        fields += f"    {name}={text},\n"
     return f"state = {type(state).__name__}(\n{fields})\n"
 
 
@@ -85,11 +96,11 @@ def cell_parts(mod: ModuleType) -> tuple[str, str]:
         for n in _global_names(mod.readouts.__code__)
         if n in vars(mod) and n != "readouts" and not hasattr(builtins, n)
     }
-    before = (
-        f"# {mod.TITLE}: the state the figure shows, and the function its readout comes\n"
-        "# from. Change either and run the cell; the figure's full source is above.\n"
-        + "\n".join(_import_lines(mod, sorted(used)))
-        + "\n\n"
+    why = (
+        f"{mod.TITLE}: the state the figure shows, and the function its readout comes from."
+        " Change either and run the cell; the figure's full source is above."
     )
+    comment = textwrap.fill(why, WIDTH, initial_indent="# ", subsequent_indent="# ")
+    before = comment + "\n" + "\n".join(_import_lines(mod, sorted(used))) + "\n\n"
     after = "\n\n" + inspect.getsource(mod.readouts) + PRINT_READOUTS
     return before, after
