@@ -43,6 +43,7 @@
       originalHtml: el.querySelector("[data-cell-code]").innerHTML,
       originalOutput: el.querySelector("[data-cell-output]").textContent,
       code: null, // the code now (set below)
+      base: null, // a try-it cell's code as Try it loaded it: not an edit of the reader's
       editor: null, // the CodeMirror editor, once the reader has focused the cell
     })),
   };
@@ -61,7 +62,7 @@
   // whose cell differs does not show an old edit of other code.
   function storeEdit(cell) {
     const edits = storedEdits();
-    if (cell.code === cell.original) delete edits[cell.id];
+    if (!isEdited(cell)) delete edits[cell.id];
     else edits[cell.id] = { original: cell.original, code: cell.code };
     try {
       localStorage.setItem(STORE, JSON.stringify(edits));
@@ -70,10 +71,14 @@
     }
   }
 
+  // Edited means changed by the reader: a try-it cell holding the figure's state (its `base`)
+  // is not, though Reset still takes it back to the build's code.
+  const isEdited = (cell) => cell.code !== (cell.base ?? cell.original);
+
   function markEdited(cell) {
-    const edited = cell.code !== cell.original;
+    const edited = isEdited(cell);
     cell.el.classList.toggle("cell-edited", edited);
-    cell.reset.hidden = !edited;
+    cell.reset.hidden = cell.code === cell.original;
     cell.el.dataset.edited = edited ? "true" : "false";
   }
 
@@ -298,6 +303,7 @@
   }
 
   function resetCell(cell) {
+    cell.base = null;
     setCode(cell, cell.original);
     cell.pre.innerHTML = cell.originalHtml; // highlighted, as the build wrote it
     showOutput(cell, cell.originalOutput, "original");
@@ -320,7 +326,10 @@
   async function tryIt({ fig, cell, parts, holder }) {
     holder.hidden = false;
     const { code, why } = await figureCode(fig);
-    if (code !== null) setCode(cell, parts.before + code + parts.after);
+    if (code !== null) {
+      cell.base = parts.before + code + parts.after;
+      setCode(cell, cell.base);
+    }
     await edit(cell, { focus: true });
     await run(cell);
     if (code === null) setNote(cell, `No figure state (${why}): the cell keeps the state it had.`);

@@ -72,8 +72,11 @@ def test_try_it_opens_the_figures_state_and_prints_its_readout(visit):
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
     shown = readout_lines(v)
     try_it(v)
-    # Its code is the figure's state now, not the build's default, and says so.
-    expect(v.page.locator(f'[data-cell="{CELL}"]')).to_have_attribute("data-edited", "true")
+    # Its code is the figure's state now, not the build's default: not the reader's edit, but
+    # Reset takes it back to the build's code.
+    cell = v.page.locator(f'[data-cell="{CELL}"]')
+    expect(cell).to_have_attribute("data-edited", "false")
+    expect(cell.get_by_role("button", name="Reset", exact=False)).to_be_visible()
     assert output(v) == shown
     state = tryit.default_state(module(FIGURE))._replace(query="step")
     assert output(v) == cpython_readout(state)
@@ -81,6 +84,7 @@ def test_try_it_opens_the_figures_state_and_prints_its_readout(visit):
     edited = state._replace(query="one")
     before, after = tryit.cell_parts(module(FIGURE))
     type_code_in_tryit(v, before + tryit.state_code(edited) + after)
+    expect(cell).to_have_attribute("data-edited", "true")
     v.page.keyboard.press("Control+Enter")
     wait_run(v)
     assert output(v) == cpython_readout(edited)
