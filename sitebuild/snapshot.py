@@ -302,6 +302,15 @@ def bundle_key(runtime: str, common: list[str], packages: list[str]) -> str:
 def page_config(url: Callable[[str], str], meta: dict) -> dict:
     """What a page's worker needs to restore the snapshot; ``url`` gives a file's URL by its
     path under the site as built (sitebuild/hashed.py names it by its content)."""
+
+    def zst(name: str, path: str, size: int, **into: str) -> dict:
+        """A zstd file in the config: what it unpacks to, its URL, its size unpacked and, for
+        the later files, where in Pyodide's file system it goes."""
+        return {"file": name, "url": url(f"runtime/{path}"), "bytes": size, **into}
+
+    def pyodide_file(name: str, **into: str) -> dict:
+        return zst(name, f"{name}.zst", meta["packed"][name], **into)
+
     return {
         "decoder": url(f"runtime/{DECODER}"),
         "state": [url(f"runtime/{FOLDER}/{HEAP.format(i)}") for i in range(len(meta["parts"]))],
@@ -310,15 +319,10 @@ def page_config(url: Callable[[str], str], meta: dict) -> dict:
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],
         "tableAfterLibs": meta["tableAfterLibs"],
-        "packed": [packed(url, meta, name) for name in PACKED if name not in LATER],
+        "packed": [pyodide_file(name) for name in PACKED if name not in LATER],
         "later": [
-            *({**packed(url, meta, name), "into": LATER[name]} for name in LATER),
-            {"file": LATER_FILES, "url": url(f"runtime/{LATER_FILES}"),
-             "bytes": meta["laterFilesBytes"], "into": pins.PYODIDE_SITE_PACKAGES},
+            *(pyodide_file(name, into=LATER[name]) for name in LATER),
+            zst(LATER_FILES, LATER_FILES, meta["laterFilesBytes"],
+                into=pins.PYODIDE_SITE_PACKAGES),
         ],
     }  # fmt: skip
-
-
-def packed(url: Callable[[str], str], meta: dict, name: str) -> dict:
-    """One of PACKED in a page's config: its zstd copy's URL and its size unpacked."""
-    return {"file": name, "url": url(f"runtime/{name}.zst"), "bytes": meta["packed"][name]}
