@@ -138,12 +138,14 @@ def dist_url(base: str, moved: hashed.Manifest) -> str:
 
 
 def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
-    """The files the worker loads by their hashed names: its own script, the zstd decoder's
-    script, the folder of Pyodide's core files (its ``indexURL``) and the lock file."""
+    """The files the worker loads by their hashed names: its own script, the scripts of its
+    snapshot start (the zstd decoder's, restore.js), the folder of Pyodide's core files (its
+    ``indexURL``) and the lock file."""
     url = hashed.urls(moved, base)
     urls = {
         "worker": url("static/worker.js"),
         "zstd": url("static/zstd.js"),
+        "restore": url("static/restore.js"),
         "pyodide": base + hashed.index_folder(moved),
         "lock": url(hashed.LOCK),
     }

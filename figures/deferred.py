@@ -1,6 +1,6 @@
 """Files a restored worker downloads only when Python first imports something new.
 
-A worker that restored the site's snapshot (static/worker.js) has in memory every module its
+A worker that restored the site's snapshot (static/restore.js) has in memory every module its
 figures run, so it starts without the standard library's zip: only an import the heap cannot
 serve needs it (a reader's cell importing ``statistics``, say). The worker installs
 ``FetchFirst`` with a function that downloads those files and writes them where Python reads

@@ -3,7 +3,7 @@
 Starting Python, importing Panel and building a page's figures is the slowest part of a
 page going live. The snapshot is the WebAssembly heap saved right after ``figures.live.start``
 built every figure of every page in Node, with the same Pyodide and wheels; each page's worker
-restores it instead (see static/worker.js), keeps its own page's figures, and falls back to
+restores it instead (see static/restore.js), keeps its own page's figures, and falls back to
 the ordinary start if anything about it does not fit.
 
 One heap serves the whole site: most of it (Python, numpy, Bokeh and Panel imported) is the

@@ -17,7 +17,7 @@ SAVE_DATA = """Object.defineProperty(Navigator.prototype, "connection", {
   get: () => ({ saveData: true, effectiveType: "4g" }),
 });"""
 # Pyodide's files, the snapshot, the wheels and the worker that would fetch them.
-RUNTIME = ("/runtime/", ".whl", "/worker.js", "/zstd.js")
+RUNTIME = ("/runtime/", ".whl", "/worker.js", "/zstd.js", "/restore.js")
 
 
 def saving_data(browser, url: str) -> Visit:

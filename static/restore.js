@@ -1,0 +1,261 @@
+// The snapshot start of the page's worker (static/worker.js loads this script, after zstd.js,
+// only for that start): download the site's memory snapshot and what it does not hold, unpack
+// them as they arrive, re-link numpy's libraries where they were, have Pyodide restore the
+// heap, and keep this page's figures of the site's document. Whatever fails here rejects, and
+// the worker tells the page to start again the ordinary way.
+//
+// It shares the worker's global scope: it calls the worker's progress, importOrGone, runtime,
+// pyodideScripts and wasmFailure.
+async function download(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  return response;
+}
+
+// One body of the responses' bodies one after another (promised responses, in order): the
+// heap's parts, zstd frames that decode as one stream.
+function joined(responses) {
+  let next = 0;
+  let reader = null;
+  const body = new ReadableStream({
+    async pull(controller) {
+      for (;;) {
+        if (!reader) {
+          if (next === responses.length) return controller.close();
+          reader = (await responses[next++]).body.getReader();
+        }
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        reader = null;
+      }
+    },
+    cancel: (reason) => reader?.cancel(reason),
+  });
+  return { body };
+}
+
+// A download's zstd body, unpacked as it is read (it is read only from now on).
+async function unpack(decoder, response, size, what) {
+  const body = (await response).body; // a failed download says so itself
+  try {
+    return await unzstd(await decoder, body, size);
+  } catch (err) {
+    throw new Error(`${what} could not be unpacked: ${err.message || err}`);
+  }
+}
+
+// Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout)
+// under Pyodide's site-packages directory (with its trailing slash).
+function writeFiles(FS, bundle, sitePackages) {
+  const n = new DataView(bundle.buffer, bundle.byteOffset).getUint32(0, true);
+  const index = JSON.parse(new TextDecoder().decode(bundle.subarray(4, 4 + n)));
+  const start = 4 + n;
+  for (const [rel, offset, size] of index) {
+    const path = sitePackages + rel;
+    FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+    FS.writeFile(path, bundle.subarray(start + offset, start + offset + size));
+  }
+}
+
+// Load numpy's shared libraries where they were when the snapshot was made. Emscripten reuses
+// the memory and table bases found in a library's handle record (offsets 8, 12, 20), so each
+// one is loaded through a scratch record holding the saved bases. Runs before the heap is
+// restored, which then overwrites the scratch record and whatever the libraries initialised.
+async function relink(M, snap) {
+  if (M.wasmTable.length > snap.libs[0].tableBase) {
+    throw new Error("this browser's function table does not leave the libraries' slots free");
+  }
+  const handle = M.HEAPU8.length - 64;
+  for (const lib of snap.libs) {
+    M.HEAPU8.fill(0, handle, handle + 64);
+    M.HEAPU8[handle + 8] = 1;
+    M.HEAPU32[(handle + 12) >> 2] = lib.memoryBase;
+    M.HEAPU32[(handle + 20) >> 2] = lib.tableBase;
+    const flags = { loadAsync: true, nodelete: true, allowUndefined: true, global: false, fs: M.FS };
+    await M.loadDynamicLibrary(lib.name, flags, {}, handle);
+    delete M.LDSO.loadedLibsByHandle[handle];
+    const name = lib.name.slice(lib.name.lastIndexOf("/") + 1);
+    M.LDSO.loadedLibsByName[name] ||= M.LDSO.loadedLibsByName[lib.name];
+  }
+  if (M.wasmTable.length !== snap.tableAfterLibs) {
+    throw new Error(`the libraries took ${M.wasmTable.length} table slots, not ${snap.tableAfterLibs}`);
+  }
+}
+
+// Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
+// before Pyodide restores the heap into it. Returns a promise that rejects if the step fails.
+function beforeRestore(hook) {
+  const create = self._createPyodideModule;
+  return new Promise((_, reject) => {
+    self._createPyodideModule = (settings) => {
+      self._createPyodideModule = create;
+      if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
+      settings.preRun.push(async (M) => {
+        M.addRunDependency("relink");
+        try {
+          await hook(M);
+        } catch (err) {
+          reject(err);
+        } finally {
+          M.removeRunDependency("relink");
+        }
+      });
+      return create(settings);
+    };
+  });
+}
+
+const EMPTY = new Uint8Array(0);
+
+// Before the first import the restored heap cannot serve, Python calls back here to download
+// the files `later` names (zstd frames: {url, bytes unpacked, into}) and write them where
+// Python reads them (figures/deferred.py): a file at `into`, or a bundle of files unpacked
+// under `into` if it ends with "/". An import cannot wait for a promise, so the download is
+// synchronous, which a worker may do.
+function deferLater(pyodide, decoder, later) {
+  const fetchLater = () => {
+    for (const { url, bytes, into } of later) {
+      const request = new XMLHttpRequest();
+      request.open("GET", url, false);
+      request.responseType = "arraybuffer";
+      request.send();
+      if (request.status !== 200) throw new Error(`${url} answered ${request.status}`);
+      const data = unzstdNow(decoder, new Uint8Array(request.response), bytes);
+      if (into.endsWith("/")) writeFiles(pyodide.FS, data, into);
+      else pyodide.FS.writeFile(into, data);
+    }
+  };
+  // Pyodide wrote an empty stand-in for each file: with none there, reading one fails as Python
+  // expects a missing file to (linecache shows no line), where an empty zip fails with an
+  // EOFError that nothing catches.
+  for (const { into } of later) if (!into.endsWith("/")) pyodide.FS.unlink(into);
+  pyodide.pyimport("figures.deferred").install(fetchLater);
+}
+
+// Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.
+function panelDictConverter(entries) {
+  for (const entry of entries) if (entry[1] === undefined) entry[1] = null;
+  return Object.fromEntries(entries);
+}
+
+function deserializeJs({ kind }) {
+  if (kind === "panel-dict-converter") return panelDictConverter;
+  throw new Error(`the snapshot refers to an unknown JavaScript object (${kind})`);
+}
+
+// Pyodide fetches its WebAssembly and its standard library itself: while it starts, answer
+// those requests with the bytes in `unpacked` (url -> promise of the bytes).
+async function withUnpacked(unpacked, run) {
+  const fetch = self.fetch;
+  self.fetch = (url, init) => {
+    const bytes = unpacked.get(String(url));
+    if (!bytes) return fetch(url, init);
+    const type = String(url).endsWith(".wasm") ? "application/wasm" : "application/zip";
+    // A file that could not be unpacked fails the start through startFromSnapshot's race;
+    // Pyodide would leave the rejection of its own fetch unhandled, so it gets one that waits.
+    const never = () => new Promise(() => {});
+    return bytes.then((body) => new Response(body, { headers: { "Content-Type": type } }), never);
+  };
+  try {
+    return await run();
+  } finally {
+    self.fetch = fetch;
+  }
+}
+
+// Restore the snapshot `config.snapshot` describes; returns the Pyodide it restored.
+// `untilPrerenderVisible` resolves when the page has drawn the figures on the reader's screen.
+async function restoreSnapshot(config, untilPrerenderVisible) {
+  const snap = config.snapshot;
+  const { indexURL, lockFileURL } = runtime(config.urls);
+  progress(1, "downloading Python and the saved state of this page's figures");
+  const decoder = zstdDecoder(download(snap.decoder));
+  const bundle = download(snap.files);
+  const parts = snap.state.map(download); // the heap, in parts the HTTP cache keeps
+  const packed = snap.packed.map((p) => ({ ...p, download: download(p.url) }));
+  // Each failure is reported when its download is unpacked, below.
+  [decoder, bundle, ...parts, ...packed.map((p) => p.download)].forEach((d) => d.catch(() => {}));
+  // Unpacking and restoring take a core each: let the page draw its pre-render first.
+  // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
+  // would not keep them), for importScripts below.
+  const scripts = pyodideScripts(config.urls);
+  scripts.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
+  await untilPrerenderVisible;
+  await importOrGone(...scripts);
+  const unpacked = new Map(
+    packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
+  );
+  // Pyodide writes what it fetches for these into its file system; the heap needs none of
+  // them until an import it cannot serve, which fetches them first (deferLater, below).
+  for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
+  const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
+  const heap = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
+  heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
+  // Each failure is reported where the unpacked bytes are awaited (the race below, or the
+  // step before the restore); one that fails before anything awaits it, or after the start
+  // has failed of another cause, must not surface as an unhandled rejection.
+  [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
+  const relinked = beforeRestore(async (M) => {
+    writeFiles(M.FS, await files, config.sitePackages);
+    await relink(M, snap);
+  });
+  // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
+  const pyodide = await withUnpacked(unpacked, () =>
+    Promise.race([
+      loadPyodide({
+        indexURL,
+        lockFileURL,
+        _loadSnapshot: heap,
+        _snapshotDeserializer: deserializeJs,
+      }),
+      wasmFailure(),
+      relinked,
+      Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
+    ]),
+  );
+  deferLater(pyodide, await decoder, snap.later);
+  return pyodide;
+}
+
+// The site's snapshot holds every figure of the site in one serialized document: keep this
+// page's figures. (Python's document keeps them all: taking a root out of it walks every model
+// of the site, seconds in a browser, and the other pages' figures never change here, since
+// no control of theirs is on this page.) A model is defined where it first occurs and
+// referred to by id after that, so a model this page's figures share with an earlier page's
+// (Panel's stylesheets) has its definition moved to its first use here.
+function pageDocument(built, figureIds) {
+  const [docId, ...others] = Object.keys(built.docs_json);
+  const missing = figureIds.filter((id) => !(id in built.roots));
+  if (others.length || missing.length) {
+    throw new Error(`the snapshot does not hold this page's figures (${missing.join(", ")})`);
+  }
+  const kept = new Set(figureIds.map((id) => built.roots[id]));
+  const whole = built.docs_json[docId];
+  const everywhere = new Map(); // id -> definition, in the whole document
+  const collect = (v) => {
+    if (v === null || typeof v !== "object") return;
+    if (v.type === "object" && typeof v.id === "string") everywhere.set(v.id, v);
+    Object.values(v).forEach(collect);
+  };
+  collect(whole.roots);
+  const defined = new Set();
+  const own = (v) => {
+    if (Array.isArray(v)) return v.map(own);
+    if (v === null || typeof v !== "object") return v;
+    if (typeof v.id === "string" && v.type !== "object" && !defined.has(v.id)) {
+      const definition = everywhere.get(v.id);
+      if (!definition) throw new Error(`the snapshot's document does not define ${v.id}`);
+      return own(definition);
+    }
+    if (typeof v.id === "string") defined.add(v.id);
+    return Object.fromEntries(Object.entries(v).map(([key, value]) => [key, own(value)]));
+  };
+  const roots = whole.roots.filter((root) => kept.has(root.id)).map(own);
+  const [item] = built.render_items;
+  const slots = Object.entries(item.roots).filter(([id]) => kept.has(id));
+  return {
+    docs_json: { [docId]: { ...whole, roots } },
+    render_items: [{ ...item, roots: Object.fromEntries(slots), root_ids: roots.map((r) => r.id) }],
+    roots: Object.fromEntries(figureIds.map((id) => [id, built.roots[id]])),
+  };
+}
