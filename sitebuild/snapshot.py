@@ -54,11 +54,11 @@ LATER = {"python_stdlib.zip": pins.PYODIDE_STDLIB}
 # zstd's highest ordinary level: slow, but paid once per change of the figures or the runtime
 # (the result is cached), and every reader downloads the smaller heaps.
 LEVEL = 19
-# The heap ships in parts of this many bytes unpacked, each its own zstd frame, fetched at once
-# and decoded as one stream: a browser keeps a file in its cache only up to a size (about 6 MB
-# in a private window's memory cache), and parts of 2-3 MB stay cached for the next page.
-# zstd at LEVEL looks back 8 MiB at most, so the parts compress as well as one frame would.
-PART = 8 << 20
+# The heap is one zstd frame, shipped cut into parts of this many bytes, fetched at once and
+# decoded as one stream: a browser keeps a file in its cache only up to a size (about 6 MB in
+# a private window's memory cache), and parts of 2 MB stay cached for the next page. One frame
+# rather than a frame per part, since a match may then reach back across a cut.
+PART = 2 << 20
 # Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
 KEEP = 12
 
@@ -113,8 +113,9 @@ def compress(data: bytes) -> bytes:
 
 
 def compress_parts(data: bytes) -> list[bytes]:
-    """``data`` in parts of PART bytes, each as one zstd frame."""
-    return [compress(data[at : at + PART]) for at in range(0, len(data), PART)]
+    """``data`` as one zstd frame, cut into parts of PART bytes (the last one shorter)."""
+    frame = compress(data)
+    return [frame[at : at + PART] for at in range(0, len(frame), PART)]
 
 
 def split(data: bytes, sizes: list[int]) -> list[bytes]:
@@ -138,7 +139,7 @@ class Maker:
 
 
 def cache_entry(cache: Path, key: str) -> tuple[Path, Path]:
-    """A cached heap (its parts' frames, one after another) and its metadata."""
+    """A cached heap (its zstd frame, whose parts the metadata records) and its metadata."""
     return cache / f"{key}.bin.zst", cache / f"{key}.json"
 
 
@@ -164,9 +165,9 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
                 "meta": str(made),
             }
         )
-        frames = compress_parts(heap.read_bytes())
-        write_atomic(state, b"".join(frames))
-        recorded = {**json.loads(made.read_text()), "parts": [len(f) for f in frames]}
+        parts = compress_parts(heap.read_bytes())
+        write_atomic(state, b"".join(parts))
+        recorded = {**json.loads(made.read_text()), "parts": [len(p) for p in parts]}
         write_atomic(meta, json.dumps(recorded).encode())  # last: is_cached needs both
 
 

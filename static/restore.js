@@ -13,7 +13,7 @@ async function download(url) {
 }
 
 // One body of the responses' bodies one after another (promised responses, in order): the
-// heap's parts, zstd frames that decode as one stream.
+// heap's parts, cut from one zstd frame.
 function joined(responses) {
   let next = 0;
   let reader = null;
