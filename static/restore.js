@@ -12,24 +12,19 @@ async function download(url) {
   return response;
 }
 
-// One body of the responses' bodies one after another (promised responses, in order): the
-// heap's parts, cut from one zstd frame.
+// The heap's parts (promised responses, in order) as one body. Every part is read to the end
+// as soon as it arrives, and handed on in order: read only in its turn, a part would hold its
+// connection meanwhile, and over HTTP/1.1 a browser keeps only six to a host, so the parts
+// after it and Pyodide's scripts would wait on a stalled one.
 function joined(responses) {
+  const parts = responses.map((response) => response.then((r) => r.arrayBuffer()));
+  parts.forEach((part) => part.catch(() => {})); // a failure is reported in its turn, below
   let next = 0;
-  let reader = null;
   const body = new ReadableStream({
     async pull(controller) {
-      for (;;) {
-        if (!reader) {
-          if (next === responses.length) return controller.close();
-          reader = (await responses[next++]).body.getReader();
-        }
-        const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
-        reader = null;
-      }
+      if (next === parts.length) return controller.close();
+      controller.enqueue(new Uint8Array(await parts[next++]));
     },
-    cancel: (reason) => reader?.cancel(reason),
   });
   return { body };
 }
@@ -169,6 +164,11 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   const snap = config.snapshot;
   const { indexURL, lockFileURL } = runtime(config.urls);
   progress(1, "downloading Python and the saved state of this page's figures");
+  // Pyodide's scripts first, into the HTTP cache (read to the end, or the cache would not keep
+  // them) for importScripts below. It blocks this thread, which then reads no download's body:
+  // had it to fetch a script itself, the downloads could hold every connection it might use.
+  const scripts = pyodideScripts(config.urls);
+  const cached = scripts.map((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
   const decoder = zstdDecoder(download(snap.decoder));
   const bundle = download(snap.files);
   const parts = snap.state.map(download); // the heap, in parts the HTTP cache keeps
@@ -176,11 +176,8 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // Each failure is reported when its download is unpacked, below.
   [decoder, bundle, ...parts, ...packed.map((p) => p.download)].forEach((d) => d.catch(() => {}));
   // Unpacking and restoring take a core each: let the page draw its pre-render first.
-  // Meanwhile Pyodide's scripts are fetched into the HTTP cache (read to the end, or the cache
-  // would not keep them), for importScripts below.
-  const scripts = pyodideScripts(config.urls);
-  scripts.forEach((url) => fetch(url).then((r) => r.arrayBuffer()).catch(() => {}));
   await untilPrerenderVisible;
+  await Promise.all(cached);
   await importOrGone(...scripts);
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
