@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from sitebuild.snippets import focusable
+
 KATEX_VERSION = "0.16.22"
 _SCRIPT = Path(__file__).with_name("render_math.js")
 # Text inside these elements is never math (code may contain dollar signs).
@@ -57,10 +59,26 @@ def typeset(pages: dict[str, str], katex_dist: Path) -> dict[str, str]:
 
     split_pages = {name: collect(html) for name, html in pages.items()}
     rendered = _katex(found, katex_dist) if found else []
+    rendered = [
+        keyboard_scrollable(markup) if display else markup
+        for markup, (_, display) in zip(rendered, found, strict=True)
+    ]
     return {
         name: "".join(rendered[p] if isinstance(p, int) else p for p in parts)
         for name, parts in split_pages.items()
     }
+
+
+DISPLAY = '<span class="katex-display">'
+
+
+def keyboard_scrollable(markup: str) -> str:
+    """A display equation's markup, focusable by a keyboard and named: on a phone or a zoomed
+    page a wide equation scrolls sideways in its own box, which only a focused box can do by
+    the arrow keys (as a code block, sitebuild/snippets.py)."""
+    if not markup.startswith(DISPLAY):
+        raise ValueError(f"expected KaTeX's display markup, starting {DISPLAY!r}")
+    return f'<span class="katex-display" {focusable("Equation")}>' + markup[len(DISPLAY) :]
 
 
 def fonts_used(html: str, css: str) -> list[str]:

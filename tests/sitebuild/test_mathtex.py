@@ -1,5 +1,7 @@
 """Which of KaTeX's fonts a page's math is drawn in, from KaTeX's own stylesheet."""
 
+import pytest
+
 from sitebuild import mathtex
 
 FACES = "".join(
@@ -22,6 +24,16 @@ RULES = (
     ".katex .delimsizing.mult .delim-size1>span{font-family:KaTeX_Size1}"
 )
 CSS = FACES + RULES
+
+
+def test_a_display_equation_is_a_named_box_a_keyboard_can_focus():
+    markup = '<span class="katex-display"><span class="katex">x</span></span>'
+    assert mathtex.keyboard_scrollable(markup) == (
+        '<span class="katex-display" tabindex="0" role="group" aria-label="Equation">'
+        '<span class="katex">x</span></span>'
+    )
+    with pytest.raises(ValueError, match="display markup"):
+        mathtex.keyboard_scrollable('<span class="katex">x</span>')
 
 
 def test_math_is_drawn_in_main_and_in_the_fonts_its_classes_name():
