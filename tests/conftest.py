@@ -1,8 +1,52 @@
-"""Test-wide settings."""
+"""Test-wide settings, and the fast tier (``./dev test --fast``).
+
+The fast tier is for the edit loop: the core, formatting, the figures and the pages in
+CPython, the build's pure parts and the page scripts' logic in Node. It leaves out every test
+that needs what takes minutes to make: the whole site built (and its memory snapshot), the
+pinned runtime downloaded or unpacked, or a browser. The whole suite stays what CI runs.
+"""
 
 from hypothesis import settings
+
+from tests import strategies
 
 # Speed is measured by the benchmark, not by tests: on a loaded 2-core machine the first call
 # into torch or Panel can take hundreds of milliseconds, which is not a failure.
 settings.register_profile("project", deadline=None)
+# The fast tier tries fewer examples of each property (tests.strategies.examples).
+settings.register_profile("fast", parent=settings.get_profile("project"), max_examples=20)
 settings.load_profile("project")
+
+# A test that asks for one of these, directly or through another fixture, is not in the fast
+# tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache
+# (tests/sitebuild/conftest.py).
+SLOW_FIXTURES = {"site", "browser", "cache"}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier: no browser, no site build, no runtime download (./dev test --fast)",
+    )
+
+
+def pytest_configure(config):
+    if config.getoption("--fast"):
+        strategies.FAST = True
+        settings.load_profile("fast")
+
+
+def is_slow(item) -> bool:
+    return item.get_closest_marker("browser") is not None or bool(
+        SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    if not config.getoption("--fast"):
+        return
+    slow = [item for item in items if is_slow(item)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not is_slow(item)]

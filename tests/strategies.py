@@ -1,7 +1,7 @@
 """Hypothesis strategies named by the shape they draw: T tokens, d features, B batch, O outputs.
 
 Elements are bounded so that dot products stay far from overflow; tests that probe extreme
-values build their own inputs.
+values build their own inputs. ``examples`` sizes a property test for the tier it runs in.
 """
 
 import numpy as np
@@ -10,6 +10,15 @@ from hypothesis.extra import numpy as hnp
 
 MAX_T = 8
 MAX_D = 6
+# Set by tests/conftest.py in the fast tier (``./dev test --fast``), before any test module is
+# imported, so that the decorators below it read it.
+FAST = False
+
+
+def examples(n: int) -> int:
+    """A property test's example count: ``n`` in the whole suite, a fifth of it (at least 10)
+    in the fast tier, which is for the edit loop; CI runs every example."""
+    return max(10, n // 5) if FAST else n
 
 
 def ndarrays_of_shape(shape, lo: float = -2.0, hi: float = 2.0) -> st.SearchStrategy:

@@ -31,6 +31,7 @@ from attention.analysis import (
 )
 from attention.basics import attend, context, softmax
 from attention.fixtures import TOKENS, book_inputs
+from tests.strategies import examples
 
 YOUR, JOURNEY, STARTS, WITH, ONE = (
     TOKENS.index(t) for t in ("Your", "journey", "starts", "with", "one")
@@ -358,7 +359,7 @@ tied_weights = st.tuples(st.integers(1, 5), st.integers(2, 6)).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tied_weights)
 def test_runner_up_is_the_best_of_the_rest(w):
     rows = np.arange(w.shape[0])

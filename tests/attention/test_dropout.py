@@ -17,7 +17,7 @@ from attention import dropout as dr
 from attention.fixtures import book_inputs
 from attention.masking import book_causal_weights, masked_before_softmax
 from attention.torch_rng import weights_section_3_5
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 X = book_inputs()
 W_QUERY, W_KEY, _ = weights_section_3_5()
@@ -85,7 +85,7 @@ def test_first_row_is_the_zero_vector_or_doubled():
     assert set(np.round(rows, 12).tolist()) == {0.0, 2.0}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     weights=st.integers(1, 5).flatmap(lambda T: ndarrays_of_shape((T, T), 0.0, 1.0)),
     p=st.floats(0.0, 0.9),
@@ -145,7 +145,7 @@ def test_dropout_is_seeded():
     assert np.array_equal(a, b)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     weights=st.integers(1, 5).flatmap(lambda T: ndarrays_of_shape((T, T), -1.0, 1.0)),
     p=st.sampled_from([0.0, 0.1, 0.5, 0.9, 1.0]),
@@ -221,7 +221,7 @@ def test_book_causal_weights_are_section_3_5s():
     assert round(CAUSAL[1, 0], 4) == 0.5517  # section 03's second row
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(
     asks=st.lists(
         st.tuples(st.integers(0, 3), st.integers(1, 300), st.sampled_from([0.1, 0.5, 1.0])),

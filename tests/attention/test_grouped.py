@@ -13,7 +13,7 @@ from attention.fixtures import book_inputs
 from attention.heads import multihead_split
 from attention.models import LLAMA2_7B, LLAMA2_70B, LLAMA3_8B, MISTRAL_7B, MODELS
 from tests.attention.torch_reference import tensor
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 X = book_inputs()
 
@@ -128,7 +128,7 @@ def gqa_case(draw):
     )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(gqa_case(), st.booleans())
 def test_any_grouping_matches_torch_sdpa_with_enable_gqa(case, causal):
     X_b, W_q, W_k, W_v, heads, kv = case
@@ -141,7 +141,7 @@ def test_any_grouping_matches_torch_sdpa_with_enable_gqa(case, causal):
 # --- the two equalities with multi-head attention ---------------------------------------------
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(gqa_case(), st.booleans())
 def test_kv_heads_equal_to_heads_is_multihead_attention_exactly(case, causal):
     X_b, W_q, W_k, W_v, heads, _ = case
@@ -150,7 +150,7 @@ def test_kv_heads_equal_to_heads_is_multihead_attention_exactly(case, causal):
     assert np.array_equal(ours, multihead_split(X_b, W_q, W_k, W_v, heads, causal=causal))
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(gqa_case(), st.booleans())
 def test_grouped_is_multihead_with_copied_kv_weights(case, causal):
     # Equal in exact arithmetic; BLAS may round X @ W and X @ repeat_kv(W) differently (a

@@ -19,6 +19,7 @@ from tests.attention.torch_reference import (
     set_linear,
     set_qkv,
 )
+from tests.strategies import examples
 
 X = book_inputs()
 BATCH = np.stack([X, X])  # the book's batch of two copies, (2, 6, 3)
@@ -150,7 +151,7 @@ def multihead_cases(draw):
     return X, Ws, H
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(multihead_cases(), st.booleans())
 def test_every_step_has_the_traced_shape(case, with_out_proj):
     X, Ws, H = case
@@ -166,7 +167,7 @@ def test_every_step_has_the_traced_shape(case, with_out_proj):
     assert dict(trace)["scores = queries @ keys.transpose(2, 3)"] == (b, H, T, T)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(multihead_cases(), st.booleans())
 def test_split_is_the_wrapper_with_heads_side_by_side(case, causal):
     # One big projection computes every head's projection at once, already in place: head h is
@@ -178,7 +179,7 @@ def test_split_is_the_wrapper_with_heads_side_by_side(case, causal):
     assert np.allclose(split, hd.multihead_wrapper(X, heads, causal=causal), rtol=0, atol=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(multihead_cases())
 def test_split_matches_torch_on_random_inputs(case):
     X, Ws, H = case
@@ -193,7 +194,7 @@ def test_split_matches_torch_on_random_inputs(case):
     assert np.allclose(ours, run(module, X), rtol=1e-12, atol=1e-12)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(multihead_cases())
 def test_wrapper_matches_torch_on_random_inputs(case):
     X, Ws, H = case

@@ -12,7 +12,7 @@ from attention.fixtures import book_inputs
 from attention.heads import causal_attention
 from attention.models import DEEPSEEK_V2, GPT2_SMALL, LLAMA2_7B, MODELS, Model
 from attention.torch_rng import weights_section_3_5
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 X = book_inputs()
 W = weights_section_3_5()
@@ -64,7 +64,7 @@ def test_the_book_generation_matches_torch(cache):
     assert np.allclose(ours, torch_generate(X, *W, cache=cache), rtol=0, atol=1e-15)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(layers())
 def test_both_routes_match_torch_to_float64_rounding(layer):
     expected = torch_generate(*layer, cache=True)
@@ -90,7 +90,7 @@ def test_the_book_routes_give_identical_floats():
     assert kv.largest_difference(list(without), list(with_cache)) == 0.0
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(layers())
 def test_the_routes_give_identical_floats_for_any_layer(layer):
     without, with_cache = kv.generate_without_cache(*layer), kv.generate_with_cache(*layer)
@@ -98,7 +98,7 @@ def test_the_routes_give_identical_floats_for_any_layer(layer):
         assert np.array_equal(a.output, b.output)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(1, 12), st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**32 - 1))
 def test_the_fixed_order_products_do_not_depend_on_the_rows_beside(T, d_in, d_out, seed):
     # The property the identity rests on: row i of a product is the same computed alone.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from attention import latent
 from attention.models import DEEPSEEK_V2
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 EPS = np.finfo(np.float64).eps
 
@@ -137,7 +137,7 @@ def test_scaling_by_the_latent_width_instead_would_be_wrong():
     assert np.max(np.abs(right - wrong)) > 1e-3
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(
     T=st.integers(1, 6),
     d=st.integers(1, 6),
@@ -157,7 +157,7 @@ def test_absorbed_equals_rebuilt_to_rounding_for_any_sizes(T, d, heads, hd, d_v,
     assert np.max(np.abs(rebuilt - absorbed)) <= 1e3 * EPS * scale
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(X=ndarrays_of_shape((4, 3)), seed=st.integers(0, 1000))
 def test_absorbed_equals_rebuilt_for_any_inputs(X, seed):
     _, W = random_layer(np.random.default_rng(seed), T=4, d=3)

@@ -11,7 +11,7 @@ from attention.fixtures import book_inputs
 from attention.projections import qkv
 from attention.torch_rng import weights_section_3_5
 from tests.attention.torch_reference import CausalAttention, run, set_qkv
-from tests.strategies import arrays_TT
+from tests.strategies import arrays_TT, examples
 
 X = book_inputs()
 W_QUERY, W_KEY, W_VALUE = weights_section_3_5()
@@ -101,7 +101,7 @@ def test_causal_attention_matches_torch():
     assert np.allclose(context, expected, rtol=0, atol=1e-14)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.integers(1, 6), st.integers(2, 8), st.integers(1, 4), st.randoms(use_true_random=False))
 def test_causal_attention_matches_torch_on_random_inputs(d_in, T, d_out, random):
     rng = np.random.default_rng(random.getrandbits(32))
@@ -114,7 +114,7 @@ def test_causal_attention_matches_torch_on_random_inputs(d_in, T, d_out, random)
     assert np.allclose(context, run(module, X_rand), rtol=1e-12, atol=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(causal_scores)
 def test_the_two_routes_agree(case):
     scores, d_k = case
@@ -123,7 +123,7 @@ def test_the_two_routes_agree(case):
     assert np.max(np.abs(naive - efficient)) <= 1e-12
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(causal_scores)
 def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_one(case):
     scores, d_k = case
@@ -134,7 +134,7 @@ def test_causal_weights_are_zero_above_the_diagonal_and_rows_sum_to_one(case):
         assert np.all(weights >= 0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(causal_scores)
 def test_both_routes_are_the_softmax_over_the_visible_prefix(case):
     # The post's algebra: the full-row denominator cancels, leaving a softmax over j <= i.
@@ -185,7 +185,7 @@ def test_naive_route_refuses_a_row_lost_to_subnormals():
     assert np.allclose(mk.masked_before_softmax(scores, 1)[1, :2], expected, rtol=0, atol=1e-15)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(arrays_TT(min_T=2, max_T=6, lo=-5.0, hi=5.0), st.floats(690.0, 760.0), st.data())
 def test_naive_route_is_right_or_refuses(scores, gap, data):
     # One future score ``gap`` above its row, around where exp(-gap) turns subnormal (708) and

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from attention import online as on
 from attention.basics import softmax
 from attention.cost import score_matrix_bytes
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 Q, K, V = on.example()
 T = on.EXAMPLE_T
@@ -61,7 +61,7 @@ def test_all_rows_match_torch(tile, causal):
         assert on.max_difference(out, want) <= rounding_bound(V, T)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(qkv_and_tile, st.booleans())
 def test_tiled_equals_torch_up_to_rounding(data, causal):
     Qh, Kh, Vh, tile = data
@@ -71,7 +71,7 @@ def test_tiled_equals_torch_up_to_rounding(data, causal):
     assert len(steps) == on.visited_tiles(Qh.shape[0], tile, causal)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(qkv_and_tile)
 def test_one_row_within_a_few_ulps_of_the_full_softmax(data):
     Qh, Kh, Vh, tile = data
@@ -84,7 +84,7 @@ def test_one_row_within_a_few_ulps_of_the_full_softmax(data):
         assert on.ulps(diff, Vh) <= 4 * len(steps)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(qkv_and_tile)
 def test_one_tile_holding_every_key_is_the_full_computation_bit_for_bit(data):
     Qh, Kh, Vh, _ = data

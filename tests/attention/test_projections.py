@@ -11,7 +11,7 @@ from attention.basics import softmax, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
 from attention.torch_rng import weights_section_3_4, weights_section_3_5
 from tests.attention.torch_reference import SelfAttention_v1, SelfAttention_v2, run, set_qkv, tensor
-from tests.strategies import arrays_DO, arrays_TD, arrays_TT, ndarrays_of_shape
+from tests.strategies import arrays_DO, arrays_TD, arrays_TT, examples, ndarrays_of_shape
 
 X = book_inputs()
 JOURNEY, STARTS = TOKENS.index("journey"), TOKENS.index("starts")
@@ -86,7 +86,7 @@ def inputs_and_weights(draw):
     return X, W_query, W_key, W_value
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(inputs_and_weights())
 def test_v1_and_v2_match_torch_on_random_inputs(case):
     X, W_query, W_key, W_value = case
@@ -165,7 +165,7 @@ def test_only_separate_matrices_break_the_symmetry(weights_of):
         assert symmetry_error(pj.mode_weights(X, mode, W_query, W_key)) > 1e-3
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(inputs_and_weights())
 def test_tied_and_none_are_symmetric_for_any_input(case):
     X, W_query, W_key, _ = case
@@ -215,7 +215,7 @@ def test_most_asymmetric_weight_pair_is_journey_and_one():
     assert abs(pj.asymmetry(weights)[i, j]) == symmetry_error(weights)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(arrays_TT(min_T=1, max_T=7))
 def test_asymmetry_is_antisymmetric_and_its_peak_is_the_symmetry_error(M):
     gap = pj.asymmetry(M)

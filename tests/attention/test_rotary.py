@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from attention import rotary
 from attention.models import LLAMA2_7B, LLAMA3_8B
-from tests.strategies import ndarrays_of_shape
+from tests.strategies import examples, ndarrays_of_shape
 
 BASES = (LLAMA2_7B.rope_base, LLAMA3_8B.rope_base)
 
@@ -96,7 +96,7 @@ def test_full_turns_within_counts_pairs_whose_angle_reaches_two_pi():
 # --- rotate against torch ----------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     data=st.data(),
     T=st.integers(1, 6),
@@ -137,7 +137,7 @@ def test_pairs_are_interleaved_not_halves():
     assert np.all(y[2:] == 0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(data=st.data(), half=st.integers(1, 8), m=st.integers(0, 100_000))
 def test_norms_are_preserved(data, half, m):
     x = data.draw(ndarrays_of_shape((2 * half,)))
@@ -177,7 +177,7 @@ def test_the_score_is_q_against_the_key_rotated_by_the_offset():
         assert math.isclose(rotary.score(q, k, m, n), q @ R @ k, rel_tol=0, abs_tol=1e-12)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     data=st.data(),
     half=st.integers(1, 8),

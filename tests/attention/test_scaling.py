@@ -13,7 +13,7 @@ from hypothesis import given, settings
 
 from attention import scaling as sc
 from attention.basics import softmax
-from tests.strategies import arrays_T
+from tests.strategies import arrays_T, examples
 
 # "a few hundred" draws in the post: take the smallest plausible count, which gives the widest
 # (most forgiving) sampling error when judging the post's single-sample numbers.
@@ -29,7 +29,7 @@ def binomial_halfwidth(p: float, n: int, z: float = 4.0) -> float:
 # --- the Jacobian ------------------------------------------------------------------------------
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(arrays_T(min_T=1, max_T=8, lo=-5.0, hi=5.0))
 def test_jacobian_matches_torch_autograd(scores):
     s = softmax(scores)
@@ -39,7 +39,7 @@ def test_jacobian_matches_torch_autograd(scores):
     assert np.allclose(sc.softmax_jacobian(s), expected, rtol=0, atol=1e-14)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(arrays_T(min_T=2, max_T=8, lo=-5.0, hi=5.0))
 def test_peak_is_the_largest_jacobian_entry(scores):
     s = softmax(scores)
@@ -288,7 +288,7 @@ def test_sweep_refuses_bad_input():
         sc.dk_sweep((2,), n_draws=0)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(arrays_T(min_T=1, max_T=8, lo=-60.0, hi=60.0))
 def test_peak_matches_the_exact_all_pairs_formula(scores):
     # max_i s_i * sum_{j != i} s_j, every "1 - s_i" summed from the other weights.

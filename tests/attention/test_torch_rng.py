@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attention import torch_rng
+from tests.strategies import examples
 
 SEEDS = (123, 789, 0, 1, 42, 2**31, 2**32 - 1)
 SHAPES = ((3, 2), (2, 3), (1,), (7,), (5, 4, 3), (64, 100), (1000, 7))
@@ -32,7 +33,7 @@ def test_rand_is_bit_identical_to_torch(seed, shape):
     )
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.lists(st.integers(0, 9), min_size=1, max_size=3).map(tuple),

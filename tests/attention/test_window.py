@@ -17,7 +17,7 @@ from attention.models import MISTRAL_7B
 from attention.projections import qkv
 from attention.torch_rng import weights_section_3_5
 from tests.attention.torch_reference import CausalAttention, run, set_qkv, tensor
-from tests.strategies import arrays_DO, arrays_TD
+from tests.strategies import arrays_DO, arrays_TD, examples
 
 X = book_inputs()
 W_QUERY, W_KEY, W_VALUE = weights_section_3_5()
@@ -95,7 +95,7 @@ def test_book_tokens_match_torch_sdpa_with_the_band(W):
     np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=1e-14)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(X=arrays_TD(max_T=10, min_d=2), data=st.data())
 def test_random_inputs_match_torch_sdpa(X, data):
     d_in = X.shape[1]
@@ -171,7 +171,7 @@ def test_band_bytes_are_post_2s_bytes_per_score():
 # --- how far information travels --------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(T=st.integers(1, 20), W=st.integers(1, 8), L=st.integers(1, 8))
 def test_the_reach_formula_is_the_composed_masks(T, W, L):
     """Proof by computation: the L-th boolean power of the band is the band of width L(W-1)+1."""

@@ -7,6 +7,7 @@ from attention.cost import REF_TOKENS, cards_needed, scaled_time, score_matrix_b
 from figures import cost
 from formatting import hours_text, integer, ratio_text, seconds_text
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 
 def test_gpt41s_window():
@@ -38,7 +39,7 @@ def test_the_slider_runs_from_one_token_to_the_window_on_a_log_scale():
     assert all(r > 1.9 for r in ratios)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     n=st.sampled_from(cost.LENGTHS),
     per_score=st.sampled_from(list(cost.BYTES_PER_SCORE.values())),

@@ -12,6 +12,7 @@ from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from figures import depth
 from formatting import integer, magnitude_text, num, power_of_ten
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
 # Every value each slider can take.
@@ -75,7 +76,7 @@ def test_underflow_is_explained_and_still_printed():
     assert messages(view) == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(**SLIDERS)
 def test_random_settings_give_the_cores_numbers(T, layers, factor):
     view = depth.view()
@@ -137,7 +138,7 @@ def test_value_labels_stay_inside_the_plot_at_long_sequences():
 # --- the readouts and the message as functions of the sliders, without Panel ---------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(**SLIDERS)
 def test_the_readouts_are_the_cores_numbers(T, layers, factor):
     shown = depth.readouts(depth.State(T, layers, factor))

@@ -10,6 +10,7 @@ from attention.scaling import SWEEP_D_KS, SWEEP_SEED, dk_sweep
 from figures import divisor
 from formatting import peak_text, percent, std_text
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 
 def _expected(d_k: int, scaled: bool, seed: int = SWEEP_SEED):
@@ -34,7 +35,7 @@ def test_the_slider_reaches_4096_and_beyond():
     assert {2, 64, 768, 4096} <= set(SWEEP_D_KS)  # the widths the post reads off
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(d_k=st.sampled_from(SWEEP_D_KS), scaled=st.booleans(), clicks=st.integers(0, 3))
 def test_any_state_matches_the_core(d_k, scaled, clicks):
     view = divisor.view()
@@ -78,7 +79,7 @@ def _rows(state: divisor.State) -> dict[str, str]:
     return {key: value for key, _, value in divisor.readouts(state)}
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(d_k=st.sampled_from(SWEEP_D_KS), scaled=st.booleans(), seed=st.integers(0, 2))
 def test_readouts_are_a_function_of_the_state_alone(d_k, scaled, seed):
     # No Panel: the readout at a state is the sweep's statistics for that seed, formatted.

@@ -18,6 +18,7 @@ from attention.masking import book_causal_weights
 from figures import dropout
 from formatting import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 WEIGHTS = book_causal_weights()
 RATES = [round(0.05 * k, 2) for k in range(21)]
@@ -53,7 +54,7 @@ def test_scaling_off_halves_the_row_sum():
     assert shown["factor"] == "off (× 1)"
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     p=st.sampled_from(RATES),
     scale=st.booleans(),
@@ -97,7 +98,7 @@ def _rows(state: dropout.State) -> dict[str, str]:
     return {key: value for key, _, value in dropout.readouts(state)}
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(p=st.sampled_from(RATES), scaled=st.booleans(), seed=st.integers(0, 3))
 def test_readouts_and_message_are_functions_of_the_state_alone(p, scaled, seed):
     # No Panel: a state's readout is the core's run and pass, formatted; its message is set

@@ -19,6 +19,7 @@ from attention.fixtures import TOKENS, book_inputs
 from figures import flat_weights as figure
 from formatting import num, percent, vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 
 def expected(weights: np.ndarray) -> dict:
@@ -72,7 +73,7 @@ def test_flat_state_collapses_to_the_mean():
     np.testing.assert_allclose(diamonds["x"], diamonds["cx"], atol=1e-15)  # all on the mean
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=6))
 def test_switching_back_and_forth(flips):
     view = figure.view()

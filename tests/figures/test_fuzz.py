@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 import figures
 from figures.widgets import ChoiceSlider
 from tests.figures import probe
+from tests.strategies import examples
 
 HUGE = 1e308
 # Typed-input values a reader can type or paste that no slider would ever produce.
@@ -123,7 +124,7 @@ def test_every_control_sequence_is_survived_and_undone(figure_id):
     change = st.sampled_from(names).flatmap(lambda n: st.tuples(st.just(n), strategies[n]))
 
     @settings(
-        max_examples=30,
+        max_examples=examples(30),
         deadline=None,
         derandomize=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

@@ -9,6 +9,7 @@ from attention.heads import head_columns, output_shapes, param_counts, shape_tra
 from figures import heads
 from formatting import integer, shape_text
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 BOOK = "Book toy (3, 2, 2 heads)"
 GPT2 = "GPT-2 small (768, 768, 12 heads)"
@@ -84,7 +85,7 @@ def test_a_size_out_of_range_is_explained_and_the_figure_recovers(box, value):
     assert messages(view) == []
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(
     d_in=st.integers(1, heads.MAX_SIZE) | st.sampled_from([1, heads.MAX_SIZE]),
     d_out=st.integers(1, heads.MAX_SIZE) | st.sampled_from([1, 768, heads.MAX_SIZE]),

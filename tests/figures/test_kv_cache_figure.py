@@ -10,6 +10,7 @@ from attention.models import LLAMA2_7B, MISTRAL_7B, MODELS, by_name
 from figures import kv_cache
 from formatting import bytes_text, integer, vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 T = len(TOKENS)
 NAMES = ("Step t", "Key/value cache on", "Model", "Tokens in the cache")
@@ -94,7 +95,7 @@ def test_the_view_shows_its_readouts():
     assert messages(view) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     step=st.integers(1, T),
     cached=st.booleans(),

@@ -16,6 +16,7 @@ from attention.models import DEEPSEEK_V2
 from figures import latent_cache
 from formatting import bytes_text, integer, noise_text, num, percent
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 LATENT, GROUPS, CONTEXT, TINY = (
     "Latent width d_c",
@@ -86,7 +87,7 @@ def test_readouts_at_the_extremes_are_the_cores(state):
     assert shown(state) == expected(state)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(
     latent=st.sampled_from(latent_cache.LATENTS),
     groups=st.sampled_from(latent_cache.GROUPS),

@@ -16,6 +16,7 @@ from attention.fixtures import TOKENS, book_inputs
 from figures import loop_matmul
 from formatting import num, sci
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 STEP, MATMUL = "Loop steps done", "Matmul: all at once"
 
@@ -71,7 +72,7 @@ def test_extremes(k, on):
     assert messages(view) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(k=st.integers(0, 36), on=st.booleans())
 def test_each_step_shows_its_cell(k, on):
     view = loop_matmul.view()
@@ -105,7 +106,7 @@ def shown(k: int, on: bool) -> dict[str, str]:
     return {key: text for key, _, text in loop_matmul.readouts(loop_matmul.State(k, on))}
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(k=st.integers(0, 36), on=st.booleans())
 def test_the_readouts_follow_the_loop_and_the_switch(k, on):
     X = book_inputs()

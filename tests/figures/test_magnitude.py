@@ -21,6 +21,7 @@ from attention.fixtures import TOKENS, book_inputs
 from figures import magnitude
 from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 TOKEN, SCALE, SIMILARITY = "Token to scale", "Scale factor", "Similarity"
 # The token and the similarity, each over all its options (the tests pick the factors).
@@ -122,7 +123,7 @@ def test_extremes(token, factor, similarity):
         assert readouts(view) == expected(token, factor, similarity)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(**CONTROLS, factor=st.integers(1, 100).map(lambda k: k / 10))
 def test_random_settings_give_the_cores_numbers(token, factor, similarity):
     view = magnitude.view()
@@ -134,7 +135,7 @@ def test_random_settings_give_the_cores_numbers(token, factor, similarity):
 # --- the readouts as a function of the controls, without Panel -----------------------------
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(**CONTROLS, factor=st.integers(0, 100).map(lambda k: k / 10))
 def test_the_readouts_are_the_cores_numbers_or_refused(token, factor, similarity):
     state = magnitude.State(token, factor, similarity)

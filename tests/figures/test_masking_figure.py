@@ -12,6 +12,7 @@ from attention.torch_rng import weights_section_3_5
 from figures import masking
 from formatting import vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 X = book_inputs()
 W_QUERY, W_KEY, _ = weights_section_3_5()
@@ -44,7 +45,7 @@ def test_the_zero_mask_leaks_0_8029():
     assert readouts(view)["leak"] == "0.0000"
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(step=st.integers(1, 5), fill=st.sampled_from(list(masking.FILLS.values())))
 def test_every_step_names_the_cores_stage(step, fill):
     view = masking.view()
@@ -58,7 +59,7 @@ def test_every_step_names_the_cores_stage(step, fill):
     assert shown["row-1"] == vec(route[-1][1][0])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.0, -1e308, 1e308]),

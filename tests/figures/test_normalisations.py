@@ -13,6 +13,7 @@ from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures import normalisations
 from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 
 def choose(view, preset: str, token: str | None = None) -> None:
@@ -95,7 +96,7 @@ def test_every_preset_and_query(preset, token):
     assert bool(messages(view)) == bool(improper_weights(sum_normalise(s)).any())
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     moves=st.lists(st.tuples(st.sampled_from(list(PRESETS)), st.sampled_from(TOKENS)), max_size=6)
 )

@@ -11,6 +11,7 @@ from attention.models import LLAMA2_7B, LLAMA3_8B
 from figures import rotary as fig
 from formatting import integer, num, sci
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 Q, K = rotary.example_query_key(LLAMA3_8B.head_dim, fig.SEED)
 
@@ -110,7 +111,7 @@ def test_the_view_shows_its_readouts_for_several_states():
         assert messages(view) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(
     m=st.integers(0, fig.MAX_POSITION),
     n=st.integers(0, fig.MAX_POSITION),

@@ -9,6 +9,7 @@ from figures import section33_context_matmul as fig
 from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.strategies import examples
 
 
 def test_default_rebuilds_journey_the_books_z2():
@@ -51,7 +52,7 @@ def test_book_context_matrix_rows():
     ]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_choosing_rows_shows_the_chosen_one(tokens):
     view = fig.view()

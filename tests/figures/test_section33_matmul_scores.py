@@ -9,6 +9,7 @@ from figures import section33_matmul_scores as fig
 from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.strategies import examples
 
 
 def test_default_is_journey_with_the_book_scores_and_worked_example():
@@ -47,7 +48,7 @@ def test_every_cell_explains_its_own_dot_product_for_every_query():
         assert TOKENS[0] in lit
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
     view = fig.view()

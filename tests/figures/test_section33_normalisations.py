@@ -12,6 +12,7 @@ from figures import section33_normalisations as fig
 from formatting import num, vec
 from tests.figures.probe import messages, readouts, widgets
 from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.strategies import examples
 
 
 def test_default_is_journey_with_the_books_two_normalisations():
@@ -53,7 +54,7 @@ def test_each_token_is_one_key_in_both_charts_for_every_query():
         assert messages(view) == []
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
     view = fig.view()

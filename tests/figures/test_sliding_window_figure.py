@@ -21,6 +21,7 @@ from attention.window import (
 from figures import sliding_window as fig
 from formatting import integer, percent
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 T_VALUES = st.integers(4, fig.MAX_T)
 W_VALUES = st.integers(1, fig.MAX_T)
@@ -89,7 +90,7 @@ def test_mistral_7b_from_attention_models():
     assert rows["mistral-fraction"] == percent(window_fraction(context, W))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(T=T_VALUES, W=W_VALUES, L=L_VALUES)
 def test_the_grids_are_the_cores_masks(T, W, L):
     cells = fig.cells(fig.State(T, W, L))
@@ -113,7 +114,7 @@ def test_the_view_shows_its_readouts_at_the_defaults():
     assert messages(view) == []
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(T=T_VALUES, W=W_VALUES, L=L_VALUES)
 def test_the_view_shows_its_readouts_for_any_slider_values(T, W, L):
     view = fig.view()

@@ -10,6 +10,7 @@ from attention.torch_rng import weights_section_3_4
 from figures import three_modes
 from formatting import error_text, num
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 X = book_inputs()
 W_QUERY, W_KEY, _ = weights_section_3_4()
@@ -45,7 +46,7 @@ def test_score_error_is_zero_zero_nonzero():
     assert float(errors["separate"]) > 0.0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(mode=st.sampled_from(MODES), a=st.sampled_from(TOKENS), b=st.sampled_from(TOKENS))
 def test_any_state_shows_the_cores_weights(mode, a, b):
     view = three_modes.view()

@@ -14,6 +14,7 @@ from attention.fixtures import TOKENS, book_inputs
 from figures import three_steps
 from formatting import vec
 from tests.figures.probe import messages, readouts, widgets
+from tests.strategies import examples
 
 
 def test_default_state_is_journey_from_the_book():
@@ -33,7 +34,7 @@ def test_every_query_gives_the_cores_numbers():
         assert readouts(view)["context"] == vec(context(w, X))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     token=st.sampled_from(TOKENS),
     row=st.integers(0, 5),
@@ -101,7 +102,7 @@ def test_the_three_panels_are_linked_through_one_source():
     assert all(any(isinstance(t, TapTool) for t in p.tools) for p in plots)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(
     token=st.sampled_from(TOKENS),
     row=st.integers(0, 5),
@@ -138,7 +139,7 @@ def state_of(token: str, X) -> three_steps.State:
     return three_steps.State(token, tuple(tuple(row) for row in np.asarray(X).tolist()))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     token=st.sampled_from(TOKENS),
     row=st.integers(0, 5),

@@ -1,0 +1,39 @@
+"""The fast tier (``./dev test --fast``, tests/conftest.py) leaves out every test that drives a
+browser, builds the whole site or needs the runtime's cache, and keeps the rest."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# A browser test, the whole site's build, the runtime's cache, and pure tests beside them.
+FILES = [
+    "tests/site/test_post1_browser.py",
+    "tests/site/test_navigation.py",
+    "tests/sitebuild/test_slim.py",
+    "tests/sitebuild/test_hashed.py",
+    "tests/formatting/test_formatting.py",
+]
+
+
+def collected(*options: str) -> set[str]:
+    """The test ids pytest collects from FILES with ``options``."""
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", *options, *FILES]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return {line for line in done.stdout.splitlines() if "::" in line}
+
+
+def test_the_fast_tier_leaves_out_the_browser_the_build_and_the_runtime():
+    whole, fast = collected(), collected("--fast")
+    left_out = whole - fast
+    assert fast < whole
+    assert {i.split("::")[0] for i in left_out} == {
+        "tests/site/test_post1_browser.py",  # a browser
+        "tests/site/test_navigation.py",  # the site built whole
+        "tests/sitebuild/test_slim.py",  # the runtime's cache, at least in part
+    }
+    assert not [i for i in fast if "_browser.py" in i]
+    # What needs none of them stays, the pure tests of the same files among them.
+    for kept in ("test_hashed.py", "test_formatting.py", "test_slim.py", "test_navigation.py"):
+        assert any(i.split("::")[0].endswith(kept) for i in fast), kept
