@@ -37,16 +37,16 @@ from bench.browser import (
     THROTTLE,
     Load,
     cell_latency,
-    chromium,
     control_latency,
     measure_load,
     new_page,
     scenario_latency,
 )
+from harness.chromium import launch as chromium  # the browser the tests use, as they launch it
+from harness.site import BASE  # the tests' base path
 from sitebuild.cache import default_cache_dir
 from sitebuild.serve import CACHE_CONTROL, gzip_ahead, serve_in_thread
 
-BASE = "/attention-explained/"
 LATENCY_CHANGES = 20
 
 

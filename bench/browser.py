@@ -9,12 +9,10 @@ import hashlib
 import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.site.conftest import CHROMIUM, CHROMIUM_ARGS  # the flags the browser tests use
+from harness.visit import instrument
 
 INPAGE_JS = (Path(__file__).parent / "inpage.js").read_text()
 VIEWPORT = {"width": 1280, "height": 900}
@@ -57,19 +55,6 @@ class Load:
     @property
     def live(self) -> float | None:
         return self.marks.get("figures-live")
-
-
-@contextmanager
-def chromium() -> Iterator:
-    """The system Chromium, headless and kept off the network (never `playwright install`)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 _GZIP_CACHE: dict[bytes, int] = {}
@@ -220,6 +205,7 @@ def new_page(browser, throttle: dict | None = None, block_outside: bool = False)
     it; the host-resolver rule in CHROMIUM_ARGS fails such requests anyway.
     """
     context = browser.new_context(viewport=VIEWPORT)
+    instrument(context)  # the harness's probe: worker messages counted, shadow roots walked
     context.add_init_script(INPAGE_JS)
     recorder = Recorder(context)
     if block_outside:

@@ -1,40 +1,15 @@
-// Installed into every benchmarked page before its own scripts run. It counts the messages the
-// page's Python worker posts (to know when a change has been fully processed) and offers the
-// helpers the benchmark calls from Python: find a figure's controls in the live Bokeh document,
-// change one, and time how long until the figure's readout text changes.
+// Installed into every benchmarked page before its own scripts run, after the harness's probe.
+// It offers the helpers the benchmark calls from Python: find a figure's controls in the live
+// Bokeh document, change one, and time how long until the figure's readout text changes.
 (() => {
   "use strict";
-  const messages = [];
-  const NativeWorker = window.Worker;
-  if (NativeWorker) {
-    window.Worker = class extends NativeWorker {
-      constructor(...args) {
-        super(...args);
-        this.addEventListener("message", ({ data }) => {
-          messages.push({ type: data && data.type, t: performance.now() });
-        });
-      }
-    };
-  }
-  // The worker answers every change with "change-done" (see static/worker.js).
-  const doneCount = () => messages.filter((m) => m.type === "change-done").length;
+  // The harness's probe (harness/probe.js), installed before this script, counts the worker's
+  // messages and walks the shadow roots. The worker answers every change with "change-done"
+  // (see static/worker.js).
+  const { received, shadowRoots, deepAll } = self.harnessProbe;
+  const doneCount = () => received["change-done"] || 0;
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-  // ---- the DOM, through open shadow roots ----
-
-  function shadowRoots(root, out = []) {
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) {
-        out.push(el.shadowRoot);
-        shadowRoots(el.shadowRoot, out);
-      }
-    }
-    return out;
-  }
-
-  function deepQueryAll(root, selector) {
-    return [root, ...shadowRoots(root)].flatMap((r) => [...r.querySelectorAll(selector)]);
-  }
+  const deepQueryAll = (root, selector) => deepAll(selector, root);
 
   // A figure's element on the site; the whole body for a page holding one figure.
   const scopeOf = (figureId) =>

@@ -34,6 +34,9 @@
 //     update             {patch, buffers}: what the figures changed in answer to a change
 //     change-done        {}: the last change has been handled (after every change, even one
 //                        that failed)
+//     rehearsed          {}: the warm-up run of every figure after "shown" is over (at once
+//                        after an ordinary start, which has none); the page needs nothing
+//                        from it, it is the signal the tests and the benchmark wait on
 //     view               {figure, params, note}: the answer to each view-* message, after the
 //                        updates it caused: the figure's view now (params: its controls that
 //                        differ from their defaults, as URL parameters without the prefix;
@@ -170,7 +173,7 @@ async function start(config, untilPrerenderVisible) {
 // Earlier, while the page draws, it would compete with the drawing for the CPU.
 function rehearse(figureIds) {
   const [first, ...rest] = figureIds;
-  if (first === undefined) return;
+  if (first === undefined) return post({ type: "rehearsed" });
   setTimeout(() => {
     // Only a warm-up: the figures are live already, so a failure must not reach the page,
     // whose onerror would take them offline.

@@ -13,7 +13,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PROJECT = {"attention", "formatting", "figures", "pages", "sitebuild", "build", "bench", "tests"}
+PROJECT = {
+    "attention",
+    "formatting",
+    "figures",
+    "pages",
+    "sitebuild",
+    "build",
+    "bench",
+    "harness",
+    "tests",
+}
 
 # layer -> (project layers it may import, third-party packages it may import)
 ALLOWED: dict[str, tuple[set[str], set[str]]] = {
@@ -61,3 +71,31 @@ def test_the_check_sees_an_import_that_climbs(tmp_path, monkeypatch):
     (tmp_path / "pages" / "bad.py").write_text("def f():\n    from figures import cost\n")
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert violations("pages") == ["pages/bad.py imports figures"]
+
+
+# Test files kept outside tests/ to be copied into it (README, "Add a figure").
+TEST_TEMPLATES = {"docs/figure_test_template.py"}
+
+
+def importers_of_tests(root: Path) -> list[str]:
+    """Every file outside ``tests/`` that imports the tests (the harness the tests and the
+    benchmark share is ``harness/``, so that nothing else needs to)."""
+    return [
+        str(path.relative_to(root))
+        for path in sorted(root.rglob("*.py"))
+        if path.relative_to(root).parts[0] not in {"tests", ".venv", "site", ".cache"}
+        and str(path.relative_to(root)) not in TEST_TEMPLATES
+        and "tests" in imported_tops(path)
+    ]
+
+
+def test_nothing_outside_the_tests_imports_them():
+    assert importers_of_tests(ROOT) == []
+
+
+def test_the_check_sees_a_benchmark_importing_the_tests(tmp_path):
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "bench" / "browser.py").write_text("from tests.site.conftest import BASE\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("import tests.site\n")
+    assert importers_of_tests(tmp_path) == ["bench/browser.py"]

@@ -1,4 +1,10 @@
-"""Fixtures for the site tests: one build under a sub-path, one server, one browser."""
+"""Fixtures for the site tests: one build under a sub-path, one server, one browser, and one
+live page per page of the site, shared by every test that only reads or moves the figures.
+
+The shared pages (``live``) are what keeps the suite fast: a Python start is the dearest thing
+a browser test does. A test that needs a worker of its own (a start that fails or falls back,
+a redeploy, a cold start, a page served differently) opens one with ``visit`` and says why.
+"""
 
 import hashlib
 import subprocess
@@ -9,26 +15,12 @@ from pathlib import Path
 import pytest
 
 import build
+from harness import chromium
+from harness.dom import next_frame, reset_screen
+from harness.site import BASE, SITE_URL, SOURCE_URL, has_figures
+from harness.visit import DESKTOP, Visit, wait_idle
 from sitebuild.serve import serve_in_thread
 
-BASE = "/attention-explained/"
-CHROMIUM = "/usr/bin/chromium"
-# Keep the browser itself off the network: only the local server may be reached.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-default-apps",
-    "--disable-extensions",
-    "--disable-domain-reliability",
-    "--no-pings",
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
-]
-LIVE_TIMEOUT_MS = 120_000
 AXE_VERSION = "4.11.0"
 AXE_SHA256 = "39bed7d72308f6d620789c169d699bfd7e8da80f65b545821a6b2215c3e83107"
 AXE_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "axe"
@@ -52,9 +44,9 @@ def axe_source() -> str:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The whole site, built once per test session under BASE."""
+    """The whole site, built once per test session under BASE, as the deploy builds it."""
     out = tmp_path_factory.mktemp("site")
-    build.build(out, BASE)
+    build.build(out, BASE, site_url=SITE_URL, source_url=SOURCE_URL)
     return out
 
 
@@ -67,64 +59,129 @@ def server_url(site) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+    with chromium.launch() as launched:
+        yield launched
 
 
-class Visit:
-    """A page opened in a fresh browser context, with every request and console error kept."""
-
-    def __init__(self, browser, url: str, block: str | list[str] | None = None):
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        self.page = self.context.new_page()
-        self.requests: list[str] = []
-        self.errors: list[str] = []
-        self.context.on("request", lambda r: self.requests.append(r.url))
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        for pattern in [block] if isinstance(block, str) else block or []:
-            self.context.route(pattern, lambda route: route.abort())
-        self.page.goto(url)
-
-    def wait_for(self, state: str) -> None:
-        self.page.wait_for_function(
-            f"() => document.documentElement.dataset.figures === {state!r}", timeout=LIVE_TIMEOUT_MS
+def pytest_terminal_summary(terminalreporter):
+    starts = chromium.STARTS
+    if starts:
+        terminalreporter.write_line(
+            f"Python workers started in the browser: {starts['cold'] + starts['warm']}"
+            f" ({starts['cold']} cold, in a fresh context; {starts['warm']} warm)"
         )
-
-    def readout_locator(self, figure_id: str, key: str):
-        return self.page.locator(f'[data-figure="{figure_id}"] [data-readout="{key}"]')
-
-    def readout(self, figure_id: str, key: str) -> str:
-        return self.readout_locator(figure_id, key).inner_text()
-
-    def article_text(self) -> str:
-        """The post's text, whitespace collapsed. Not innerText: it leaves out the blocks
-        off screen, which are not laid out until the reader nears them (site.css)."""
-        return " ".join(self.page.locator("article").text_content().split())
-
-    def close(self) -> None:
-        self.context.close()
 
 
 @pytest.fixture(scope="module")
 def visit(browser, server_url):
-    """Open a page by its path under the site (``visit("attention-without-weights/")``).
+    """Open a page of its own by its path under the site (``visit("attention-without-weights/")``).
 
     Each module's pages close when the module ends: a live page holds a Python of its own (two
-    once a cell has run), and a session's worth of them would not fit in memory."""
+    once a cell has run). Keyword arguments go to ``Visit`` (routes, init scripts, context
+    options)."""
     opened: list[Visit] = []
 
-    def open_page(path: str = "", block: str | list[str] | None = None) -> Visit:
-        opened.append(Visit(browser, server_url + path, block))
+    def open_page(path: str = "", block: str | list[str] | None = None, **options) -> Visit:
+        opened.append(Visit(browser, server_url + path, block, **options))
         return opened[-1]
 
     yield open_page
     for v in opened:
         v.close()
+
+
+# Back to what a fresh page shows, in place: the figures' own Reset where the reader changed
+# something, every disclosure closed, the URL without views, the focus and scroll at the top.
+_TIDY = """() => {
+  const open = document.querySelectorAll("figure[data-figure] details[open]");
+  for (const box of open) box.open = false;
+  history.replaceState(history.state, "", location.pathname);
+  document.activeElement?.blur();
+  scrollTo(0, 0);
+}"""
+# How many choices the page had stored, all forgotten.
+_FORGET = "() => { const stored = localStorage.length; localStorage.clear(); return stored; }"
+_CHANGED = "() => [harnessProbe.sent.change || 0, harnessProbe.sent['view-apply'] || 0]"
+
+
+class LivePages:
+    """One page per path for the whole session, live where it has figures, handed to each test
+    as a fresh page would be: at a desktop's size, in the light scheme, on screen, its figures
+    at their defaults (their own Reset buttons, when a test changed them)."""
+
+    def __init__(self, browser, url: str):
+        self.browser, self.url = browser, url
+        self.opened: dict[str, Visit] = {}
+        self.changes: dict[str, list[int]] = {}
+
+    def __call__(self, path: str) -> Visit:
+        v = self.opened.get(path)
+        if v is None or v.page.is_closed():
+            v = self.opened[path] = Visit(self.browser, self.url + path)
+            if has_figures(path):
+                v.wait_for("live")
+            else:
+                v.page.wait_for_load_state("load")
+        else:
+            self.tidy(path, v)
+        v.page.bring_to_front()  # the page a test works in has the focus, as a reader's tab has
+        v.errors.clear()
+        self.changes[path] = v.page.evaluate(_CHANGED) if has_figures(path) else []
+        return v
+
+    def tidy(self, path: str, v: Visit) -> None:
+        page = v.page
+        reset_screen(page, DESKTOP)
+        page.emulate_media(
+            media="screen",
+            color_scheme="light",
+            reduced_motion="no-preference",
+            forced_colors="none",
+        )
+        if page.evaluate(_FORGET):
+            # A choice the page stored (the scheme toggle's) it also holds in memory: forgotten
+            # only by a reload, a warm one.
+            page.reload()
+            page.wait_for_load_state("load")
+        if not has_figures(path):
+            page.evaluate(_TIDY)
+            return
+        assert v.settled() == "live", f"{path}: a test left its shared page {v.figures}"
+        if page.evaluate(_CHANGED) != self.changes.get(path):
+            wait_idle(page)
+            for reset in page.locator("figure[data-figure] [data-view=reset]").all():
+                reset.click()
+            wait_idle(page)
+        page.evaluate(_TIDY)
+        next_frame(page)
+
+    def close(self) -> None:
+        for v in self.opened.values():
+            v.close()
+
+
+@pytest.fixture(scope="session")
+def shared_pages(browser, server_url) -> Iterator[LivePages]:
+    pages = LivePages(browser, server_url)
+    yield pages
+    pages.close()
+
+
+@pytest.fixture
+def live(shared_pages):
+    """``live(path)``: the session's shared page at that path, live, at its defaults. A test
+    fails if its page logged an error (one caused on purpose is cleared by the test)."""
+    handed: dict[str, Visit] = {}
+
+    def get(path: str) -> Visit:
+        # Asked again within the test, the page is as the test left it, not tidied.
+        if path not in handed:
+            handed[path] = shared_pages(path)
+        return handed[path]
+
+    yield get
+    for v in handed.values():
+        assert v.errors == [], f"the page logged errors: {v.errors}"
 
 
 def opened_live(visit, paths) -> dict[str, Visit]:
@@ -133,16 +190,3 @@ def opened_live(visit, paths) -> dict[str, Visit]:
     for v in visits.values():
         v.wait_for("live")
     return visits
-
-
-def focus_in_tab_order(control) -> None:
-    """Focus `control`, or, when it is disabled (the figures are not live, static/page.js), its
-    place in the Tab order: its shadow host, so that Tab goes on from where it is."""
-    control.evaluate(
-        """el => {
-          if (!el.disabled) return el.focus();
-          const host = el.getRootNode().host;
-          host.tabIndex = -1;
-          host.focus();
-        }"""
-    )

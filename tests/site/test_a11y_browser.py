@@ -1,48 +1,24 @@
 """Accessibility: an axe-core scan of every page, both as pre-rendered and live, at a desktop's
 and a phone's width and in both colour schemes, finds no violation of WCAG 2.2 AA or axe's best
-practices at any impact; every figure's first control is reached by Tab and has a name; and a few
-representative figures can be driven from the keyboard alone."""
+practices at any impact (colour contrast among them); every figure's first control is reached by
+Tab and has a name; and a few representative figures can be driven from the keyboard alone.
+
+One page per path serves every width and scheme: the width and the scheme change in place
+(the page follows both, as a reader's resized window or switched system scheme). The live
+scans read the session's shared pages; the pre-rendered ones a page whose worker never
+answers, which starts no Python.
+"""
 
 import pytest
 from playwright.sync_api import expect
 
-import pages
 from figures import REGISTRY
+from harness.dom import ACTIVE, focus_before, next_frame
+from harness.site import PATHS, WITH_FIGURES, has_figures
 
 pytestmark = pytest.mark.browser
-PATHS = [f"{p.SLUG}/" if p.SLUG else "" for p in pages.all_pages()]
 # Controls a reader can reach with Tab inside a figure, in Panel's shadow DOM.
 FOCUSABLE = "select, input, button, [role=slider], [tabindex='0']"
-LIVE_TIMEOUT_MS = 120_000
-# The focused element, looking through shadow roots.
-ACTIVE = """let el = document.activeElement;
-  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;"""
-
-
-def has_figures(site, path: str) -> bool:
-    return 'id="page-config"' in (site / path / "index.html").read_text()
-
-
-def wait_for_figures(page, state: str) -> None:
-    # A function, not an expression string: Playwright runs a string through eval, which the
-    # page's Content-Security-Policy may refuse.
-    page.wait_for_function(
-        "(state) => document.documentElement.dataset.figures === state",
-        arg=state,
-        timeout=LIVE_TIMEOUT_MS,
-    )
-
-
-@pytest.fixture(scope="module")
-def live(visit, site):
-    """Every page, live where it has figures (for the keyboard tests below)."""
-    opened = {}
-    for path in PATHS:
-        v = visit(path)
-        if has_figures(site, path):
-            wait_for_figures(v.page, "live")
-        opened[path] = v.page
-    return opened
 
 
 # The rule set of issue 20: WCAG 2.0, 2.1 and 2.2 at A and AA, and axe's best practices.
@@ -69,41 +45,44 @@ def violations(page, axe_source: str) -> list[str]:
     ]
 
 
-def opened(browser, server_url, site, path: str, width: int, scheme: str, live: bool):
-    """A fresh context at that width and scheme; the page as pre-rendered (a worker that never
-    answers keeps the pre-render on screen) or live."""
-    context = browser.new_context(
-        viewport={"width": width, "height": WIDTHS[width]}, color_scheme=scheme
-    )
-    if not live:
-        context.route(
-            "**/worker.js",
-            lambda route: route.fulfill(status=200, content_type="text/javascript", body="// idle"),
-        )
-    page = context.new_page()
-    page.goto(server_url + path)
-    if has_figures(site, path):
-        wait_for_figures(page, "live" if live else "static")
-    return context, page
+def idle_worker(route) -> None:
+    """The worker's script, answered with one that never starts Python: the pre-render stays."""
+    route.fulfill(status=200, content_type="text/javascript", body="// idle")
+
+
+@pytest.fixture(scope="module")
+def prerendered(visit):
+    """Each page as pre-rendered, opened once: its figures stay static (no Python starts)."""
+    opened = {}
+
+    def get(path: str):
+        if path not in opened:
+            opened[path] = visit(path, routes=[("**/worker.js", idle_worker)])
+            if has_figures(path):
+                opened[path].wait_for("static")
+        return opened[path]
+
+    return get
 
 
 # A page without figures is the same live as pre-rendered: scanned once.
 SCANS = [
-    (state, p.SLUG + "/" if p.SLUG else "", w, s)
-    for p in pages.all_pages()
-    for state in (["prerendered", "live"] if pages.placed_figures(p.TEMPLATE) else ["prerendered"])
+    (state, path, w, s)
+    for path in PATHS
+    for state in (["prerendered", "live"] if has_figures(path) else ["prerendered"])
     for w in WIDTHS
     for s in SCHEMES
 ]
 
 
 @pytest.mark.parametrize("state, path, width, scheme", SCANS)
-def test_axe_finds_nothing(browser, server_url, site, axe_source, state, path, width, scheme):
-    context, page = opened(browser, server_url, site, path, width, scheme, state == "live")
-    try:
-        found = violations(page, axe_source)
-    finally:
-        context.close()
+def test_axe_finds_nothing(live, prerendered, axe_source, state, path, width, scheme):
+    page = (live(path) if state == "live" else prerendered(path)).page
+    page.set_viewport_size({"width": width, "height": WIDTHS[width]})
+    page.emulate_media(color_scheme=scheme)
+    next_frame(page)
+    assert page.evaluate("document.documentElement.dataset.scheme") == scheme
+    found = violations(page, axe_source)
     assert found == [], "\n".join(found)
 
 
@@ -114,9 +93,7 @@ def figure_ids(site, path: str) -> list[str]:
 
 def tab_into(page, figure_id: str) -> str:
     """Tab from the figure's status line (just before its controls); the focused control's name."""
-    page.locator(f'[data-figure="{figure_id}"] .fig-status').evaluate(
-        "el => { el.tabIndex = -1; el.focus(); }"
-    )
+    focus_before(page.locator(f'[data-figure="{figure_id}"] .fig-status'))
     page.keyboard.press("Tab")
     return page.evaluate(
         f"""() => {{ {ACTIVE}
@@ -125,9 +102,9 @@ def tab_into(page, figure_id: str) -> str:
     )
 
 
-@pytest.mark.parametrize("path", [p for p in PATHS if p not in ("", "glossary/")])
+@pytest.mark.parametrize("path", WITH_FIGURES)
 def test_each_figure_has_a_labelled_control_reached_by_tab(live, site, path):
-    page = live[path]
+    page = live(path).page
     ids = figure_ids(site, path)
     assert ids
     for figure_id in ids:
@@ -147,7 +124,7 @@ def test_each_figure_has_a_labelled_control_reached_by_tab(live, site, path):
     ],
 )
 def test_a_figure_is_driven_from_the_keyboard(live, path, figure_id):
-    page = live[path]
+    page = live(path).page
     readouts = page.locator(f'[data-figure="{figure_id}"] [data-readout]')
     before = readouts.all_inner_texts()
     assert before

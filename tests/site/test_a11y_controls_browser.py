@@ -1,37 +1,28 @@
 """Every control on every page with figures, as a screen reader gets it: Chromium's own
 accessibility tree, read through the DevTools protocol. Each control has a role and a name;
 each slider, select and text box a value (a slider's as its title shows it); each radio its
-checked state and each toggle its pressed state; and the tree follows the reader's changes."""
+checked state and each toggle its pressed state; and the tree follows the reader's changes.
+The session's shared pages are read."""
 
 import pytest
 from playwright.sync_api import expect
 
-import pages
-from pages import post1
-from tests.site.conftest import opened_live
+from harness.dom import ax_name, ax_nodes, ax_properties, ax_role
+from harness.site import POST1, WITH_FIGURES
 
 pytestmark = pytest.mark.browser
-WITH_FIGURES = [p.SLUG + "/" for p in pages.all_pages() if pages.placed_figures(p.TEMPLATE)]
 CONTROLS = {"slider", "combobox", "textbox", "spinbutton", "button", "radio", "checkbox", "switch"}
-POST1 = post1.SLUG + "/"
 
 
 def controls(page) -> list[dict]:
     """The tree's controls, each as role, name, value and its ARIA properties."""
-    cdp = page.context.new_cdp_session(page)
-    try:
-        nodes = cdp.send("Accessibility.getFullAXTree")["nodes"]
-    finally:
-        cdp.detach()
     found = []
-    for node in nodes:
-        role = node["role"].get("value")
+    for node in ax_nodes(page):
+        role = ax_role(node)
         if node.get("ignored") or role not in CONTROLS:
             continue
-        props = {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
-        name = node.get("name", {}).get("value", "")
         value = node.get("value", {}).get("value")
-        found.append({"role": role, "name": name, "value": value, **props})
+        found.append({"role": role, "name": ax_name(node), "value": value, **ax_properties(node)})
     return found
 
 
@@ -40,14 +31,9 @@ def named(page, role: str, name: str) -> dict:
     return node
 
 
-@pytest.fixture(scope="module")
-def live(visit):
-    return {path: v.page for path, v in opened_live(visit, WITH_FIGURES).items()}
-
-
 @pytest.mark.parametrize("path", WITH_FIGURES)
 def test_every_control_has_a_name_a_value_and_its_state(live, path):
-    found = controls(live[path])
+    found = controls(live(path).page)
     assert found, "no controls in the tree"
     wrong = []
     for c in found:
@@ -67,7 +53,7 @@ def test_every_control_has_a_name_a_value_and_its_state(live, path):
 def test_a_slider_says_its_new_value_as_its_title_shows_it(live):
     """The tree's value follows the arrow key, and the handle's aria-valuetext is the value as
     the slider's title prints it (noUiSlider's own number may be a float32's long digits)."""
-    page = live[POST1]
+    page = live(POST1).page
     name = "Sequence length T"
     before = named(page, "slider", name)["value"]
     handle = page.get_by_role("slider", name=name)
@@ -84,7 +70,7 @@ def test_a_slider_says_its_new_value_as_its_title_shows_it(live):
 
 
 def test_a_select_says_its_new_value(live):
-    page = live[POST1]
+    page = live(POST1).page
     select = page.get_by_role("combobox", name="Token to scale")
     before = named(page, "combobox", "Token to scale")["value"]
     options = select.locator("option").all_inner_texts()

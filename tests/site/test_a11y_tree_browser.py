@@ -3,17 +3,16 @@ role queries and ARIA snapshots read it) on posts 1 and 2, live. A row of radio 
 named radio group whose checked radio follows the reader's click; a Toggle says whether it is
 pressed, and the state flips when pressed; every plot is one image named by its title, and
 Tab through a figure goes from control to control without ever stopping on a plot's canvas.
-static/a11y.js adds what Bokeh leaves out."""
+static/a11y.js adds what Bokeh leaves out. The session's shared pages are read."""
 
 import pytest
 from playwright.sync_api import expect
 
 from figures import REGISTRY
+from harness.dom import focus_before
+from harness.site import POST1, POST2
 
 pytestmark = pytest.mark.browser
-POST1 = "attention-without-weights/"
-POST2 = "trainable-attention/"
-LIVE_TIMEOUT_MS = 120_000
 # Where the focus is, looking through shadow roots: the element's tag and classes, whether it
 # is inside the slot, and whether it is part of a plot (a .bk-Figure in its composed ancestry).
 FOCUS = """(slot) => {
@@ -41,17 +40,6 @@ COUNT_PLOTS = """(slot) => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def live(visit):
-    """Posts 1 and 2, live."""
-    opened = {}
-    for path in (POST1, POST2):
-        v = visit(path)
-        v.wait_for("live")
-        opened[path] = v.page
-    return opened
-
-
 def figure(page, figure_id: str):
     return page.locator(f'[data-figure="{figure_id}"] .fig-slot')
 
@@ -72,7 +60,7 @@ def figure_ids(page) -> list[str]:
 def test_a_row_of_buttons_is_a_radio_group_whose_checked_radio_follows_a_click(
     live, path, figure_id, group, first, other
 ):
-    slot = figure(live[path], figure_id)
+    slot = figure(live(path).page, figure_id)
     radiogroup = slot.get_by_role("radiogroup", name=group, exact=True)
     expect(radiogroup).to_have_count(1)
     chosen, next_one = (radiogroup.get_by_role("radio", name=n, exact=True) for n in (first, other))
@@ -83,7 +71,7 @@ def test_a_row_of_buttons_is_a_radio_group_whose_checked_radio_follows_a_click(
     expect(next_one).to_be_checked()
     expect(chosen).not_to_be_checked()
     # An arrow key chooses the neighbour, as in any radio group, and the tree follows.
-    live[path].keyboard.press("ArrowLeft")
+    live(path).page.keyboard.press("ArrowLeft")
     expect(chosen).to_be_checked()
     expect(chosen).to_be_focused()
     expect(next_one).not_to_be_checked()
@@ -98,7 +86,7 @@ def test_a_row_of_buttons_is_a_radio_group_whose_checked_radio_follows_a_click(
     ],
 )
 def test_a_toggle_says_whether_it_is_pressed(live, path, figure_id, name, pressed):
-    slot = figure(live[path], figure_id)
+    slot = figure(live(path).page, figure_id)
     toggle = slot.get_by_role("button", name=name, exact=True)
     expect(toggle).to_have_count(1)
     expect(slot.get_by_role("button", name=name, exact=True, pressed=pressed)).to_have_count(1)
@@ -110,7 +98,7 @@ def test_a_toggle_says_whether_it_is_pressed(live, path, figure_id, name, presse
 
 @pytest.mark.parametrize("path", [POST1, POST2])
 def test_every_plot_is_an_image_named_by_its_title(live, path):
-    page = live[path]
+    page = live(path).page
     for figure_id in figure_ids(page):
         slot = figure(page, figure_id)
         plots = slot.evaluate(COUNT_PLOTS)
@@ -124,13 +112,11 @@ def test_every_plot_is_an_image_named_by_its_title(live, path):
 
 @pytest.mark.parametrize("path", [POST1, POST2])
 def test_tab_through_a_figure_never_stops_on_a_plot(live, path):
-    page = live[path]
+    page = live(path).page
     for figure_id in figure_ids(page):
         slot = figure(page, figure_id)
         # Start from the status line, just before the controls, as a reader tabbing down would.
-        page.locator(f'[data-figure="{figure_id}"] .fig-status').evaluate(
-            "el => { el.tabIndex = -1; el.focus(); }"
-        )
+        focus_before(page.locator(f'[data-figure="{figure_id}"] .fig-status'))
         stops = []
         for _ in range(200):
             page.keyboard.press("Tab")

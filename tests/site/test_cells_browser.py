@@ -1,7 +1,11 @@
 """The reader's cells in a real browser (static/cells.js, the cell-run block of worker.js): a
 page's code blocks run in the page's Python once live, in one namespace in page order, with the
 output CPython gives for the same code; edits persist across a reload until Reset; runaway or
-bad code is stopped or reported, and the figures stay live; the keyboard alone is enough."""
+bad code is stopped or reported, and the figures stay live; the keyboard alone is enough.
+
+The tests share one live page of post 2 of their own (its cells' edits and Python are theirs
+to change), its cells put back between tests; the checks of what a page does before anything
+was run or focused open a fresh one."""
 
 import ast
 import contextlib
@@ -11,13 +15,13 @@ import statistics
 import pytest
 from playwright.sync_api import expect
 
-from pages import exercises, post2
+from harness.site import BASE
+from harness.site import POST2 as PAGE
+from harness.visit import LIVE_TIMEOUT_MS as TIMEOUT_MS
+from pages import exercises
 from sitebuild import snapshot
-from tests.site.conftest import BASE
 
 pytestmark = pytest.mark.browser
-PAGE = post2.SLUG + "/"
-TIMEOUT_MS = 120_000
 
 
 def cell(v, number: int):
@@ -79,13 +83,26 @@ def type_code(v, number: int, code: str) -> None:
     v.page.keyboard.insert_text(code)
 
 
-@pytest.fixture
-def live_post2(visit):
+@pytest.fixture(scope="module")
+def cells_page(visit):
     v = visit(PAGE)
     v.wait_for("live")
-    yield v
+    return v
+
+
+@pytest.fixture
+def live_post2(cells_page):
+    """The module's page of post 2, live, every cell as the build ran it (Reset on each edited
+    one), no errors on record."""
+    v = cells_page
+    edited = v.page.locator('[data-cell][data-edited="true"]')
+    for left in range(edited.count() - 1, -1, -1):
+        edited.first.get_by_role("button", name="Reset").first.click()
+        expect(edited).to_have_count(left)
     v.page.evaluate("() => localStorage.clear()")
-    v.close()
+    v.errors.clear()
+    yield v
+    assert v.settled() == "live"
 
 
 def test_running_a_cell_runs_the_earlier_ones_first_with_cpythons_output(live_post2):
@@ -109,7 +126,8 @@ def test_running_a_cell_runs_the_earlier_ones_first_with_cpythons_output(live_po
 def test_edits_persist_across_a_reload_until_reset(live_post2):
     v = live_post2
     original_output = output(v, 2)
-    code = "import numpy as np\nnp.arange(6).reshape(2, 3) * 0.5"
+    # Printed the same whatever numpy print options the page's earlier cells set.
+    code = "import numpy as np\n(np.arange(6).reshape(2, 3) * 0.5).tolist()"
     type_code(v, 2, code)
     v.page.keyboard.press("Control+Enter")
     wait_run(v, 2)
@@ -163,8 +181,15 @@ def test_bad_input_is_reported_and_the_page_stays_live(live_post2, name):
     assert not v.errors
 
 
-def test_run_pressed_before_python_is_ready_waits_and_says_so(visit):
-    v = visit(PAGE)
+@pytest.fixture(scope="module")
+def fresh_page(visit):
+    """A page of its own, opened by the first test that uses it: what a page does before a
+    cell was run or focused, or an import made, is seen only on a fresh one."""
+    return visit(PAGE)
+
+
+def test_run_pressed_before_python_is_ready_waits_and_says_so(fresh_page):
+    v = fresh_page
     v.page.wait_for_function("() => document.documentElement.dataset.cells === 'ready'")
     cell(v, 1).get_by_role("button", name="Run").click()
     expect(cell(v, 1).locator(".cell-note")).to_contain_text("Waiting for the page's Python")
@@ -172,7 +197,6 @@ def test_run_pressed_before_python_is_ready_waits_and_says_so(visit):
     assert output(v, 1) == in_cpython(originals(v)[:1])[0]
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
     assert not v.errors
-    v.close()
 
 
 def test_stop_ends_an_infinite_loop_and_python_starts_again(live_post2):
@@ -226,8 +250,10 @@ def test_every_cell_control_has_a_name(live_post2):
     assert v.page.url.endswith(BASE + PAGE)
 
 
-def test_the_editor_loads_only_when_a_cell_is_first_focused(live_post2):
-    v = live_post2
+def test_the_editor_loads_only_when_a_cell_is_first_focused(fresh_page):
+    """After a cell was run (the test above), not yet focused."""
+    v = fresh_page
+    v.wait_for("live")
     assert not [url for url in v.requests if url.endswith("/editor.js")]
     assert cell(v, 1).locator(".cm-content").count() == 0
     cell(v, 1).locator("pre.code").focus()
@@ -284,11 +310,12 @@ def in_cpython_namespace(code: str) -> dict:
     return namespace
 
 
-def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(live_post2):
+def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(fresh_page):
     """The restored heap serves every import the figures make, so the standard library's zip
     is fetched only by a cell importing a module it does not hold; if that download fails, the
     import says why, and the next run fetches it."""
-    v = live_post2
+    v = fresh_page
+    v.wait_for("live")
     assert "python_stdlib.zip" in snapshot.LATER
     stdlib = "/python_stdlib.zip.zst"
     # The figures' Python at work, and a cell's: still nothing fetched.

@@ -1,4 +1,9 @@
-"""The engine in a real browser: pre-render, going live, one checked interaction, failure."""
+"""The engine in a real browser: pre-render, going live, one checked interaction, and the
+pre-render kept as the live figures (or drawn again when it does not match them).
+
+The checks of a page as it goes live read the session's shared pages; the ones that must see a
+page start (a control moved before live, a pre-render served unlike the live figures) open a
+page of their own, since that is a start."""
 
 import json
 import re
@@ -8,23 +13,20 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-import pages
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures.page import to_json
 from formatting import vec
+from harness.site import POST1, WITH_FIGURES
+from harness.visit import until
 
 pytestmark = pytest.mark.browser
-POST1 = "attention-without-weights/"
-POSTS = [f"{post.SLUG}/" for post in pages.posts()]  # the pages with figures
 
 
-@pytest.fixture(scope="module")
-def post1(visit):
-    """Post 1, opened once and left live for every interaction test in this module."""
-    v = visit(POST1)
-    v.wait_for("live")
-    return v
+@pytest.fixture
+def post1(live):
+    """Post 1: the session's shared live page, its figures at their defaults."""
+    return live(POST1)
 
 
 def expected_context(X: np.ndarray, token: str) -> str:
@@ -68,14 +70,6 @@ def test_editing_an_embedding_number_recomputes(post1):
     expect(post1.readout_locator("three-steps", "context")).to_have_text(want)
 
 
-def test_blocked_wasm_leaves_a_readable_prerender_that_says_why(visit):
-    v = visit(POST1, block="**/pyodide.asm.wasm*")  # the file, and its zstd copy
-    v.wait_for("failed")
-    assert v.readout("three-steps", "context") == "[0.4419, 0.6515, 0.5683]"
-    status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
-    assert status.startswith("Not live:")
-
-
 PRERENDER = re.compile(r'(<script type="application/json" id="prerender">)(.*?)(</script>)', re.S)
 
 
@@ -92,14 +86,10 @@ def unlike_the_live_figures(html: str) -> str:
     return PRERENDER.sub(edit, html, count=1)
 
 
-def serve_unlike(context, url: str) -> None:
-    """Serve the page at url as `unlike_the_live_figures` makes it."""
-
-    def handle(route) -> None:
-        response = route.fetch()
-        route.fulfill(response=response, body=unlike_the_live_figures(response.text()))
-
-    context.route(url, handle)
+def serve_unlike(route) -> None:
+    """A route that serves the page as `unlike_the_live_figures` makes it."""
+    response = route.fetch()
+    route.fulfill(response=response, body=unlike_the_live_figures(response.text()))
 
 
 def holder_ids(page) -> dict[str, str]:
@@ -111,11 +101,10 @@ def holder_ids(page) -> dict[str, str]:
     )
 
 
-@pytest.mark.parametrize("path", POSTS)
-def test_the_live_figures_are_the_prerender_taken_over(visit, path):
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_the_live_figures_are_the_prerender_taken_over(live, path):
     """Going live draws nothing again: the figures on screen are still the pre-render's."""
-    v = visit(path)
-    v.wait_for("live")
+    v = live(path)
     prerender = json.loads(v.page.locator("#prerender").text_content())
     drawn = {fid: f"fig-{fid}-{data['roots'][fid]}" for fid, data in prerender.items()}
     assert holder_ids(v.page) == drawn
@@ -124,71 +113,49 @@ def test_the_live_figures_are_the_prerender_taken_over(visit, path):
     assert v.errors == []
 
 
-def test_a_prerender_unlike_the_live_figures_is_drawn_again(browser, server_url):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    errors = []
-    try:
-        serve_unlike(context, server_url + POST1)
-        page = context.new_page()
-        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-        page.goto(server_url + POST1)
-        page.wait_for_function("() => document.documentElement.dataset.figures === 'live'")
-        assert page.evaluate("document.documentElement.dataset.liveDocument") == "drawn"
-        before = json.loads(page.locator("#prerender").text_content())["three-steps"]["roots"]
-        assert holder_ids(page)["three-steps"] != f"fig-three-steps-{before['three-steps']}"
-        assert page.evaluate("[...Bokeh.index].length") == len(holder_ids(page))
-        page.locator('[data-figure="three-steps"] select').select_option("step")
-        want = expected_context(book_inputs(), "step")
-        expect(page.locator('[data-figure="three-steps"] [data-readout="context"]')).to_have_text(
-            want
-        )
-        assert errors == []
-    finally:
-        context.close()
-
-
 @pytest.mark.parametrize("unlike", [False, True], ids=["adopted", "drawn-again"])
-def test_a_control_moved_before_live_takes_effect_when_live(browser, server_url, unlike):
+def test_a_control_moved_before_live_takes_effect_when_live(visit, server_url, unlike):
     """No dead controls: a change made on the pre-render is replayed on the live figure,
-    whether the page keeps the pre-render as the live figures or draws them again."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    if unlike:
-        serve_unlike(context, server_url + POST1)
+    whether the page keeps the pre-render as the live figures or, served a pre-render unlike
+    them, draws the worker's document instead (its own start: Python's downloads are held)."""
     held = []  # Python's downloads, held until released: the page cannot go live meanwhile
-    for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/**"):
-        context.route(pattern, lambda route: held.append(route))
-    try:
-        page = context.new_page()
-        page.goto(server_url + POST1)
-        page.wait_for_function("() => document.documentElement.dataset.figures === 'static'")
-        page.locator('[data-figure="three-steps"] select').select_option("with")
-        for _ in range(100):
-            if held:
-                break
-            page.wait_for_timeout(100)
-        assert held, "Python's download should be waiting"
-        assert page.evaluate("() => document.documentElement.dataset.figures") == "static"
-        for route in held:
-            route.continue_()
-        page.wait_for_function(
-            "() => document.documentElement.dataset.figures === 'live'", timeout=120_000
-        )
-        want = expected_context(book_inputs(), "with")
-        locator = page.locator('[data-figure="three-steps"] [data-readout="context"]')
-        expect(locator).to_have_text(want, timeout=10_000)
-        assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
-        mode = page.evaluate("document.documentElement.dataset.liveDocument")
-        assert mode == ("drawn" if unlike else "adopted")
-    finally:
-        context.close()
+    routes = [
+        (pattern, held.append) for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/**")
+    ]
+    if unlike:
+        routes.append((server_url + POST1, serve_unlike))
+    v = visit(POST1, routes=routes)
+    page = v.page
+    v.wait_for("static")
+    page.locator('[data-figure="three-steps"] select').select_option("with")
+    until(page, lambda: held, what="Python's download should be waiting")
+    assert v.figures == "static"
+    for route in held:
+        route.continue_()
+    v.wait_for("live")
+    want = expected_context(book_inputs(), "with")
+    expect(v.readout_locator("three-steps", "context")).to_have_text(want)
+    assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
+    assert page.evaluate("document.documentElement.dataset.liveDocument") == (
+        "drawn" if unlike else "adopted"
+    )
+    prerender = json.loads(page.locator("#prerender").text_content())["three-steps"]["roots"]
+    kept = holder_ids(page)["three-steps"] == f"fig-three-steps-{prerender['three-steps']}"
+    assert kept is not unlike  # drawn again: into an element of the worker's document
+    assert page.evaluate("[...Bokeh.index].length") == len(holder_ids(page))
+    # The figure drawn again answers the reader as the adopted one does.
+    page.locator('[data-figure="three-steps"] select').select_option("step")
+    expect(v.readout_locator("three-steps", "context")).to_have_text(
+        expected_context(book_inputs(), "step")
+    )
+    assert v.errors == []
 
 
-@pytest.mark.parametrize("path", POSTS)
-def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(visit, path):
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_the_math_fonts_a_page_draws_with_are_the_ones_it_preloads(live, path):
     """Named in the head, the fonts come with the page instead of one by one as the math is
     laid out (each arrival lays the page out again); none is named that the page does not use."""
-    v = visit(path)
-    v.wait_for("live")
+    v = live(path)
     preloaded = v.page.eval_on_selector_all(
         'link[rel="preload"][as="font"]', "links => links.map((l) => l.href)"
     )

@@ -6,19 +6,21 @@ state changes); the figure answers in words (a readout changes, or the message o
 entry), and "Reset" brings the defaults back. The figure's
 own link, its source's disclosure and its scrollable code are Tab stops too, and its "Try it"
 opens the figure's cell in an editor, left with Escape then Tab. The focus is always visible,
-and Tab leaves the figure in the end (no trap)."""
+and Tab leaves the figure in the end (no trap).
 
-import time
+After each key the walk reads the figure once its worker has answered every change the page
+sent (the harness counts them) and the page has drawn the answer: no sleeps, no time limits on
+an answer. The walk uses the session's shared pages."""
 
 import pytest
 
-from tests.site.conftest import opened_live
+from harness.dom import focus_before, next_frame
+from harness.site import POST1, POST2, POST3
+from harness.visit import wait_idle
 
 pytestmark = pytest.mark.browser
-PAGES = ["attention-without-weights/", "trainable-attention/", "modern-attention/"]
+PAGES = [POST1, POST2, POST3]
 MAX_STOPS = 300  # more Tab stops than any figure has: past it, the focus is trapped
-SETTLE_MS = 10_000
-ANSWER_MS = 3_000  # a control's answer, when it changes words at all, comes well within this
 # The focused element, looked up through shadow roots, and what the walk needs to know of it:
 # whether it is inside the figure, what kind of control it is, a readable name, and whether
 # its focus is visible (a non-none outline, or a box-shadow drawn outside the element, on it or
@@ -109,11 +111,6 @@ KEYS = {
 }
 
 
-@pytest.fixture(scope="module")
-def live(visit):
-    return opened_live(visit, PAGES)
-
-
 def figure_ids(page) -> list[str]:
     return page.eval_on_selector_all("figure[data-figure]", "els => els.map(f => f.dataset.figure)")
 
@@ -125,32 +122,19 @@ def readouts(fig) -> list[str]:
     return fig.locator("[data-readout]").all_inner_texts() + [f"message: {m}" for m in messages]
 
 
-def settled(fig, before: list[str] | None = None, wait_ms: int = SETTLE_MS) -> list[str]:
-    """The figure's readouts once they differ from `before` (if given, for up to `wait_ms`)
-    and then hold still for a moment (Python's answer may come in more than one update)."""
-    deadline = time.monotonic() + wait_ms / 1000
-    now = readouts(fig)
-    while before is not None and now == before and time.monotonic() < deadline:
-        time.sleep(0.05)
-        now = readouts(fig)
-    while time.monotonic() < deadline:
-        time.sleep(0.25)
-        again = readouts(fig)
-        if again == now:
-            return now
-        now = again
-    return now
+def settled(page, fig) -> list[str]:
+    """The figure's readouts once the worker has answered every change (Python's answer may
+    come in more than one update, all before its "change-done") and the page has drawn them."""
+    wait_idle(page)
+    return readouts(fig)
 
 
-def control_state(page, unlike: str, wait_ms: int = 1000) -> str:
-    """The focused control's state once it differs from `unlike`, or after `wait_ms` (a slider
-    shows its new value a moment after the key)."""
-    deadline = time.monotonic() + wait_ms / 1000
-    state = page.evaluate(CONTROL_STATE)
-    while state == unlike and time.monotonic() < deadline:
-        time.sleep(0.05)
-        state = page.evaluate(CONTROL_STATE)
-    return state
+def control_state(page) -> str:
+    """The focused control's state once the page has handled the key (the worker answered, the
+    next frames drawn: a slider shows its new value a frame after the key)."""
+    wait_idle(page)
+    next_frame(page)
+    return page.evaluate(CONTROL_STATE)
 
 
 def operate(page, kind: str, typed: str = "") -> str:
@@ -169,7 +153,7 @@ def operate(page, kind: str, typed: str = "") -> str:
     before = page.evaluate(CONTROL_STATE)
     key, instead = KEYS[kind]
     page.keyboard.press(key)
-    if instead and control_state(page, unlike=before) == before:
+    if instead and control_state(page) == before:
         page.keyboard.press(instead)
         return f"{key}, then {instead}"
     return key
@@ -177,7 +161,7 @@ def operate(page, kind: str, typed: str = "") -> str:
 
 @pytest.mark.parametrize("path", PAGES)
 def test_a_keyboard_reader_reaches_and_operates_every_control(live, path):
-    v = live[path]
+    v = live(path)
     page = v.page
     ids = figure_ids(page)
     assert ids, f"{path}: no figure"
@@ -188,8 +172,8 @@ def test_a_keyboard_reader_reaches_and_operates_every_control(live, path):
 def walk_figure(page, figure_id: str) -> None:
     fig = page.locator(f'figure[data-figure="{figure_id}"]')
     # From the top of the figure, as a reader tabbing down the page arrives.
-    fig.evaluate("el => { el.tabIndex = -1; el.focus(); }")
-    defaults = settled(fig)
+    focus_before(fig)
+    defaults = settled(page, fig)
     assert defaults, f"{figure_id}: no readout"
     operated: list[str] = []
     answered: list[str] = []
@@ -236,7 +220,7 @@ def walk_figure(page, figure_id: str) -> None:
             continue
         if kind == "view-reset":
             page.keyboard.press("Enter")
-            back = settled(fig, readouts(fig) if operated else None)
+            back = settled(page, fig)
             assert back == defaults, f"{where}: Reset left {back}, not {defaults}"
             continue
         if kind == "radio":
@@ -250,10 +234,10 @@ def walk_figure(page, figure_id: str) -> None:
             pressed = operate(page, how, typed=start)
             # The control took the keys (a plain button has no state of its own to show it)...
             if how != "button":
-                assert control_state(page, unlike=state) != state, f"{where}: {pressed} did nothing"
+                assert control_state(page) != state, f"{where}: {pressed} did nothing"
             # ...and the figure answered, here or (a preset already shown, a plot-only control)
             # at some other control of the walk.
-            if settled(fig, before, wait_ms=ANSWER_MS) != before:
+            if settled(page, fig) != before:
                 answered.append(f"{how} {at['name']!r}")
             operated.append(how)
     else:

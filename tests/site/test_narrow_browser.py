@@ -3,11 +3,10 @@ reader never scrolls a page sideways; wide things (code, tables) scroll in their
 
 import pytest
 
-import pages
+from harness.dom import emulate_screen, next_frame
+from harness.site import PATHS
 
 pytestmark = pytest.mark.browser
-LIVE_TIMEOUT_MS = 120_000
-PATHS = [f"{p.SLUG}/" if p.SLUG else "" for p in pages.all_pages()]
 # name: (viewport, device pixels per CSS pixel). Zooming a 1280 x 900 window to 200% lays the
 # page out in 640 x 450 CSS px with two device pixels to each.
 SCREENS = {
@@ -15,11 +14,13 @@ SCREENS = {
     "320px": ({"width": 320, "height": 640}, 1),
     "zoom200": ({"width": 640, "height": 450}, 2),
 }
-# Every block laid out (prose off screen is skipped until near), then the widest thing that
-# sticks out past the viewport and is not inside a box of its own that scrolls or clips, looking
-# through the figures' shadow roots, named so that a failure says which element to fix.
+# Every block laid out (prose off screen is skipped until near; put back after), then the widest
+# thing that sticks out past the viewport and is not inside a box of its own that scrolls or
+# clips, looking through the figures' shadow roots, named so that a failure says which element
+# to fix.
 OVERFLOW = """() => {
-  for (const el of document.querySelectorAll('article > *')) el.style.contentVisibility = 'visible';
+  const blocks = [...document.querySelectorAll('article > *')];
+  for (const el of blocks) el.style.contentVisibility = 'visible';
   const width = document.documentElement.clientWidth;
   const all = [];
   const walk = (root) => {
@@ -38,24 +39,20 @@ OVERFLOW = """() => {
   };
   const wide = all.filter((el) => el.getBoundingClientRect().right > width + 0.5 && !boxed(el))
     .slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
-  return [document.documentElement.scrollWidth, wide];
+  const scrollWidth = document.documentElement.scrollWidth;
+  for (const el of blocks) el.style.contentVisibility = '';  // as the page had it
+  return [scrollWidth, wide];
 }"""
 
 
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("path", PATHS)
-def test_no_page_scrolls_sideways(browser, server_url, site, path, screen):
-    """Opened at that size, as a reader would (the figures lay out at that width), and checked
-    once the figures are live."""
+def test_no_page_scrolls_sideways(live, path, screen):
+    """The live page (the session's shared one) laid out at that size, as a reader's window
+    resized or zoomed lays it out: the figures follow the width."""
     viewport, scale = SCREENS[screen]
-    context = browser.new_context(viewport=viewport, device_scale_factor=scale)
-    page = context.new_page()
-    page.goto(server_url + path)
-    if 'id="page-config"' in (site / path / "index.html").read_text():
-        page.wait_for_function(
-            "() => document.documentElement.dataset.figures === 'live'", timeout=LIVE_TIMEOUT_MS
-        )
-    page.wait_for_load_state("load")
+    page = live(path).page
+    emulate_screen(page, viewport, scale)
+    next_frame(page)
     scroll_width, wide = page.evaluate(OVERFLOW)
-    context.close()
     assert scroll_width <= viewport["width"], (path, scroll_width, wide)

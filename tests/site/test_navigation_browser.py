@@ -1,17 +1,18 @@
 """Navigation and print in the browser: a printed post shows each figure's plot without its
-controls, status lines or source, and a figure's anchor brings its title on screen."""
+controls, status lines or source, and a figure's anchor brings its title on screen. The
+session's shared page of post 1 is read (printed by its media switched in place)."""
 
 import pytest
 from playwright.sync_api import expect
 
+from harness.site import POST1 as POST
+
 pytestmark = pytest.mark.browser
-POST = "attention-without-weights/"
 FIGURE = "depth"  # the post's first figure: a plot with sliders above it
 
 
-def test_printed_figures_keep_their_plots_and_drop_what_only_works_on_screen(visit):
-    v = visit(POST)
-    v.wait_for("live")
+def test_printed_figures_keep_their_plots_and_drop_what_only_works_on_screen(live):
+    v = live(POST)
     figure = v.page.locator(f'[data-figure="{FIGURE}"]')
     screen_only = [
         figure.locator(".fig-controls").first,
@@ -34,9 +35,10 @@ def test_printed_figures_keep_their_plots_and_drop_what_only_works_on_screen(vis
 @pytest.mark.parametrize(
     ("anchor", "title_on_screen"), [(f"figure-{FIGURE}", True), (f"fig-{FIGURE}", False)]
 )
-def test_a_figures_anchor_shows_its_title(visit, anchor, title_on_screen):
+def test_a_figures_anchor_shows_its_title(live, server_url, anchor, title_on_screen):
     """Its own anchor, not its plot area's (whose title sits above the fold)."""
-    v = visit(f"{POST}#{anchor}")
+    v = live(POST)
+    v.page.goto(f"{server_url}{POST}#{anchor}")  # the same page: only its fragment changes
     v.wait_for("live")
     v.page.evaluate(f"() => document.getElementById({anchor!r}).scrollIntoView()")
     top = v.page.locator(f'[data-figure="{FIGURE}"] .fig-title').bounding_box()["y"]

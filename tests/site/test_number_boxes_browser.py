@@ -1,9 +1,10 @@
 """Number and text boxes (issue 20, item 5): on every post, each bad entry in every box (empty,
 not a number, 1e999, a lone minus, out of range) keeps what the reader typed, says what the box
 expects under it (the box's description, the box marked invalid) and leaves the figure's
-readouts as they were; then a good entry updates the readouts and clears the message."""
+readouts as they were; then a good entry updates the readouts and clears the message.
 
-import time
+"As they were" is read once the figures' worker has answered every change the page sent (the
+harness counts them), so an update that must not come cannot land after the check."""
 
 import panel as pn
 import pytest
@@ -11,6 +12,8 @@ import pytest
 import figures
 from figures import grouped_heads, heads, masking
 from formatting import integer
+from harness.site import path
+from harness.visit import until
 from pages import placed_figures, post1, post2, post3
 
 pytestmark = pytest.mark.browser
@@ -80,20 +83,11 @@ def readouts(fig) -> list[str]:
     return fig.locator("[data-readout]").all_text_contents()
 
 
-def _until(check, seconds: float = 20.0):
-    """Poll ``check`` until it returns something truthy, or give its last answer."""
-    deadline = time.monotonic() + seconds
-    while not (answer := check()) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return answer
-
-
 @pytest.mark.parametrize("post", [post1, post2, post3], ids=lambda m: m.SLUG)
-def test_bad_entries_say_what_the_box_expects_and_keep_the_figure(visit, post):
+def test_bad_entries_say_what_the_box_expects_and_keep_the_figure(live, post):
     expected = boxes_of(post)
     assert expected, f"{post.SLUG} has no number or text box"
-    v = visit(f"{post.SLUG}/")
-    v.wait_for("live")
+    v = live(path(post))
     for figure_id in {f for f, _ in expected}:
         fig = v.page.locator(f'[data-figure="{figure_id}"]')
         named = [w.name for f, w in expected if f == figure_id]
@@ -109,18 +103,16 @@ def test_bad_entries_say_what_the_box_expects_and_keep_the_figure(visit, post):
             assert says, (figure_id, widget.name, text)
             box.fill(text)
             box.press("Enter")
-            now = _until(lambda: (s := state_of(box))["says"] == says and s)  # noqa: B023
-            assert now == {"text": text, "invalid": "true", "says": says, "shown": says}, (
-                figure_id,
-                widget.name,
-                text,
-            )
-            time.sleep(0.3)  # time enough for an update that must not come
-            assert readouts(fig) == before, (figure_id, widget.name, text)
+            where = (figure_id, widget.name, text)
+            now = until(v.page, lambda: (s := state_of(box))["says"] == says and s, what=where)  # noqa: B023
+            assert now == {"text": text, "invalid": "true", "says": says, "shown": says}, where
+            v.wait_idle()  # an update that must not come would have come by now
+            assert readouts(fig) == before, where
         box.fill(good)
         box.press("Enter")
-        assert _until(lambda: readouts(fig) != before), (figure_id, widget.name)  # noqa: B023
-        now = _until(lambda: not (s := state_of(box))["invalid"] and s)  # noqa: B023
+        where = (figure_id, widget.name)
+        until(v.page, lambda: readouts(fig) != before, what=where)  # noqa: B023
+        now = until(v.page, lambda: not (s := state_of(box))["invalid"] and s, what=where)  # noqa: B023
         assert now == {"text": good, "invalid": None, "says": "", "shown": ""}, (
             figure_id,
             widget.name,

@@ -35,80 +35,79 @@ from figures import (
     three_steps,
 )
 from formatting import integer, num, percent, vec
+from harness.site import path
 from pages import placed_figures, post1
 from tests.figures.probe import readouts
 
 pytestmark = pytest.mark.browser
-PAGE = f"{post1.SLUG}/"
+PAGE = path(post1)
 FIGURES = [figures.module(figure_id) for figure_id in placed_figures(post1.TEMPLATE)]
 
 
-@pytest.fixture(scope="module")
-def live(visit):
-    """Post 1, opened once and left live for every interaction in this module."""
-    v = visit(PAGE)
-    v.wait_for("live")
-    return v
+@pytest.fixture
+def post(live):
+    """Post 1: the session's shared live page, its figures at their defaults."""
+    return live(PAGE)
 
 
-def figure(live, module):
-    return live.page.locator(f'[data-figure="{figure_id(module)}"]')
+def figure(post, module):
+    return post.page.locator(f'[data-figure="{figure_id(module)}"]')
 
 
-def press_slider(live, module, index: int, key: str, times: int) -> None:
+def press_slider(post, module, index: int, key: str, times: int) -> None:
     """Move a figure's index-th slider with the keyboard, as a reader would."""
-    handle = figure(live, module).locator(".noUi-handle").nth(index)
+    handle = figure(post, module).locator(".noUi-handle").nth(index)
     handle.focus()
     for _ in range(times):
         handle.press(key)
 
 
-def test_every_figure_goes_live_with_its_default_numbers(live):
-    assert live.errors == []
+def test_every_figure_goes_live_with_its_default_numbers(post):
+    assert post.errors == []
     for module in FIGURES:
-        status = figure(live, module).locator(".fig-status")
+        status = figure(post, module).locator(".fig-status")
         expect(status).to_have_attribute("data-status", "live")
         for key, value in readouts(module.view()).items():
-            expect(live.readout_locator(figure_id(module), key)).to_have_text(value)
+            expect(post.readout_locator(figure_id(module), key)).to_have_text(value)
 
 
-def test_the_quoted_numbers_are_on_the_built_page(live):
-    text = live.article_text()
+def test_the_quoted_numbers_are_on_the_built_page(post):
+    text = post.article_text()
     n = post1.context()
     for key in ("negative_weight", "near_denominator", "weight_symmetry", "gpt2_multiplies",
                 "spread_ratio", "scaled_self", "mean_entropy_cos"):  # fmt: skip
         assert n[key] in text
 
 
-def test_depth_slider(live):
-    press_slider(live, depth, 0, "ArrowRight", 3)  # T: 100 -> 103
+def test_depth_slider(post):
+    press_slider(post, depth, 0, "ArrowRight", 3)  # T: 100 -> 103
     want = integer(recurrent_depth(EXAMPLE_LAYERS, EXAMPLE_T + 3))
-    expect(live.readout_locator(figure_id(depth), "recurrent")).to_have_text(want)
+    expect(post.readout_locator(figure_id(depth), "recurrent")).to_have_text(want)
 
 
-def test_three_steps_edit_moves_journeys_context(live):
-    box = figure(live, three_steps).get_by_label("with x₂", exact=True)
+def test_three_steps_edit_moves_journeys_context(post):
+    box = figure(post, three_steps).get_by_label("with x₂", exact=True)
     box.fill("1.5")
     box.press("Enter")
     X = book_inputs()
     X[TOKENS.index("with"), 1] = 1.5
     w = softmax(query_scores(X, TOKENS.index("journey")))
-    expect(live.readout_locator(figure_id(three_steps), "context")).to_have_text(vec(context(w, X)))
+    expect(post.readout_locator(figure_id(three_steps), "context")).to_have_text(vec(context(w, X)))
 
 
-def test_normalisations_negative_preset(live):
-    figure(live, normalisations).get_by_role("radio", name=PRESETS["negative"]).click()
+def test_normalisations_negative_preset(post):
+    figure(post, normalisations).get_by_role("radio", name=PRESETS["negative"]).click()
     s = query_scores(preset_inputs("negative"), TOKENS.index("Your"))
-    expect(live.readout_locator(figure_id(normalisations), "by_sum")).to_have_text(
+    expect(post.readout_locator(figure_id(normalisations), "by_sum")).to_have_text(
         vec(sum_normalise(s))
     )
-    expect(figure(live, normalisations).locator(".fig-message")).to_contain_text(
+    expect(figure(post, normalisations).locator(".fig-message")).to_contain_text(
         post1.context()["negative_weight"]
     )
 
 
-def test_loop_matmul_switch(live):
-    switch = figure(live, loop_matmul).get_by_role("button", name="Matmul: all at once")
+def test_loop_matmul_switch(post):
+    switch = figure(post, loop_matmul).get_by_role("button", name="Matmul: all at once")
     background = "(b) => getComputedStyle(b).backgroundColor"
     assert switch.evaluate(background) == "rgba(0, 0, 0, 0)"  # off: an outline only
     switch.click()
@@ -116,29 +115,29 @@ def test_loop_matmul_switch(live):
     X = book_inputs()
     filled, same = agreeing_cells(loop_scores(X, 8), matmul_scores(X))
     want = f"{same} of {filled} filled cells"
-    expect(live.readout_locator(figure_id(loop_matmul), "agree")).to_have_text(want)
+    expect(post.readout_locator(figure_id(loop_matmul), "agree")).to_have_text(want)
 
 
-def test_flat_weights_switch(live):
-    figure(live, flat_weights).get_by_role("radio", name="flat: 1/6 each").click()
+def test_flat_weights_switch(post):
+    figure(post, flat_weights).get_by_role("radio", name="flat: 1/6 each").click()
     X = book_inputs()
     flat = analysis.flat_weights(len(TOKENS))
     shift = num(context_shift(flat, X).max(), 3)
-    expect(live.readout_locator(figure_id(flat_weights), "max_shift")).to_have_text(shift)
+    expect(post.readout_locator(figure_id(flat_weights), "max_shift")).to_have_text(shift)
     ratio = percent(spread_ratio(context(flat, X), X))
-    expect(live.readout_locator(figure_id(flat_weights), "ratio")).to_have_text(ratio)
+    expect(post.readout_locator(figure_id(flat_weights), "ratio")).to_have_text(ratio)
 
 
-def test_magnitude_scale_and_cosine(live):
-    press_slider(live, magnitude, 0, "ArrowRight", 20)  # scale: 1.0 -> 3.0 in steps of 0.1
+def test_magnitude_scale_and_cosine(post):
+    press_slider(post, magnitude, 0, "ArrowRight", 20)  # scale: 1.0 -> 3.0 in steps of 0.1
     weights = attend(scale_token(book_inputs(), TOKENS.index("with"), 3.0))[1]
-    expect(live.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
+    expect(post.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
         num(weights[3, 3], 3)
     )
-    figure(live, magnitude).get_by_role("radio", name=magnitude.COSINE).click()
+    figure(post, magnitude).get_by_role("radio", name=magnitude.COSINE).click()
     cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
-    expect(live.readout_locator(figure_id(magnitude), "mean_entropy")).to_have_text(num(cos))
-    assert live.errors == []
+    expect(post.readout_locator(figure_id(magnitude), "mean_entropy")).to_have_text(num(cos))
+    assert post.errors == []
 
 
 SELECTED = """() => {
@@ -150,16 +149,16 @@ SELECTED = """() => {
 }"""
 
 
-def test_tapping_a_bar_selects_that_token_in_all_three_panels(live):
+def test_tapping_a_bar_selects_that_token_in_all_three_panels(post):
     """The three-steps panels share one source: a tap on 'starts' in the weights panel selects
     row 2 of it, which the score and context panels draw highlighted too."""
-    canvas = figure(live, three_steps).locator(".bk-Canvas").nth(1)  # panel 2, the weights
+    canvas = figure(post, three_steps).locator(".bk-Canvas").nth(1)  # panel 2, the weights
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     starts = TOKENS.index("starts")
     # The bars sit in six equal slots right of the y axis; aim at the middle of the 'starts' bar.
     axis = 50
     x = box["x"] + axis + (box["width"] - axis - 10) * (starts + 0.5) / len(TOKENS)
-    live.page.mouse.click(x, box["y"] + 0.75 * box["height"])  # low: every bar reaches it
-    live.page.wait_for_function(f"() => ({SELECTED})().some((s) => s.length === 1)")
-    assert live.page.evaluate(SELECTED) == [[starts]]
+    post.page.mouse.click(x, box["y"] + 0.75 * box["height"])  # low: every bar reaches it
+    post.page.wait_for_function(f"() => ({SELECTED})().some((s) => s.length === 1)")
+    assert post.page.evaluate(SELECTED) == [[starts]]

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from figures import module
 from figures.viewstate import View
+from harness.site import POST3
 from pages import placed_figures, post3
 from tests.figures.probe import readouts
 
@@ -26,11 +27,10 @@ FIGURES = placed_figures(post3.TEMPLATE)
 TYPED = {"grouped-heads": "4"}  # K/V heads: 4 of the toy's 8 query heads
 
 
-@pytest.fixture(scope="module")
-def live3(visit):
-    v = visit(f"{post3.SLUG}/")
-    v.wait_for("live")
-    return v
+@pytest.fixture
+def live3(live):
+    """Post 3: the session's shared live page, its figures at their defaults."""
+    return live(POST3)
 
 
 def test_the_page_places_six_figures_and_goes_live(live3):
@@ -43,8 +43,7 @@ def test_the_page_places_six_figures_and_goes_live(live3):
 
 
 def shown(v, figure_id: str) -> dict[str, str]:
-    cells = v.page.locator(f'[data-figure="{figure_id}"] [data-readout]')
-    return {cell.get_attribute("data-readout"): cell.inner_text() for cell in cells.all()}
+    return v.readouts(figure_id)
 
 
 NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
@@ -84,15 +83,7 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
         handle.press("ArrowRight")
     live3.page.wait_for_function(
         """([id, before]) => {
-          const cells = document.querySelector(`[data-figure="${id}"]`);
-          const find = (root, out) => {
-            for (const el of root.querySelectorAll("*")) {
-              if (el.dataset && el.dataset.readout) out[el.dataset.readout] = el.textContent;
-              if (el.shadowRoot) find(el.shadowRoot, out);
-            }
-            return out;
-          };
-          const now = find(cells, {});
+          const now = harnessProbe.readouts(id);
           return Object.keys(before).some((k) => now[k] !== before[k]);
         }""",
         arg=[figure_id, before],

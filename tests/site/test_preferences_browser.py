@@ -1,14 +1,16 @@
 """The reader's system preferences reach inside the figures' widgets: reduced motion stops their
 transitions, and in forced colours (Windows' contrast themes) the chosen button of a row, the
-focus ring and the scheme toggle's state still show, in the reader's system colours."""
+focus ring and the scheme toggle's state still show, in the reader's system colours.
+
+The preferences are switched in place, as a reader's system switches them, on the session's
+shared page of post 1."""
 
 import pytest
 
-from pages import post1
+from harness.site import POST1
+from harness.visit import LIVE_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
-LIVE_TIMEOUT_MS = 120_000
-POST = post1
 # The first element matching a selector, looking through the figures' shadow roots.
 DEEP = """(selector) => {
   const walk = (root) => {
@@ -28,23 +30,19 @@ def deep(page, selector: str):
     return page.wait_for_function(DEEP, arg=selector, timeout=LIVE_TIMEOUT_MS)
 
 
-def live_page(browser, server_url, **preferences):
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, **preferences)
-    page = context.new_page()
-    page.goto(f"{server_url}{POST.SLUG}/")
-    page.wait_for_function(
-        "() => document.documentElement.dataset.figures === 'live'", timeout=LIVE_TIMEOUT_MS
-    )
-    return context, page
+def live_page(live, **preferences):
+    page = live(POST1).page
+    page.emulate_media(**preferences)
+    return page
 
 
 @pytest.mark.parametrize("motion, duration", [("reduce", "0s"), ("no-preference", "0.3s")])
-def test_reduced_motion_stops_the_sliders_glide(browser, server_url, motion, duration):
+def test_reduced_motion_stops_the_sliders_glide(live, motion, duration):
     """A click on a slider's track glides the handle there (noUiSlider's tap transition), unless
     the reader asked for reduced motion; the other case shows the check can tell."""
-    context, page = live_page(browser, server_url, reduced_motion=motion)
+    page = live_page(live, reduced_motion=motion)
+    origin = deep(page, ".noUi-origin")
     try:
-        origin = deep(page, ".noUi-origin")
         glide = origin.evaluate(
             """(origin) => {
               origin.closest('.noUi-target').classList.add('noUi-state-tap');
@@ -52,12 +50,12 @@ def test_reduced_motion_stops_the_sliders_glide(browser, server_url, motion, dur
             }"""
         )
     finally:
-        context.close()
+        origin.evaluate("(o) => o.closest('.noUi-target').classList.remove('noUi-state-tap')")
     assert glide == duration
 
 
-def test_forced_colours_keep_the_chosen_button_and_the_focus_ring(browser, server_url):
-    context, page = live_page(browser, server_url, forced_colors="active")
+def test_forced_colours_keep_the_chosen_button_and_the_focus_ring(live):
+    page = live_page(live, forced_colors="active")
     try:
         chosen = deep(page, ".bk-btn-group .bk-btn.bk-active")
         selected, backgrounds = chosen.evaluate(
@@ -88,8 +86,9 @@ def test_forced_colours_keep_the_chosen_button_and_the_focus_ring(browser, serve
         toggle = page.get_by_role("button", name="Dark mode")
         toggle.click()
         mark = toggle.evaluate("(b) => getComputedStyle(b, '::before').content")
+        toggle.click()  # back to the light scheme
     finally:
-        context.close()
+        page.emulate_media(forced_colors="none")
     assert all((colour == selected) == is_chosen for is_chosen, colour in backgrounds), (
         selected,
         backgrounds,

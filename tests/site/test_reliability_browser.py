@@ -1,8 +1,10 @@
 """Reliability in a real browser: ordering under a burst of control changes, the worker's
-memory over that burst, and every way going live can fail (each with a working retry).
+memory over that burst, and a wheel that does not match its hash refused. (Every way going
+live can fail, each with a working retry, is test_failure_paths_browser.py.)
 
 Nothing here needs a test hook in the site's own code: Playwright reaches the figures' Bokeh
 models through ``Bokeh.index`` (the views on screen) and the worker through ``page.workers``.
+The bursts share a page of post 1 of their own, whose only worker is the figures'.
 """
 
 import os
@@ -17,14 +19,12 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
+from harness.site import BASE, POST1, SECTION33
+from harness.visit import Visit
 from sitebuild.serve import serve_in_thread
-from tests.site.conftest import BASE, LIVE_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
-POST1 = "attention-without-weights/"
-SECTION33 = "section-3-3/"
 CHANGES = 1000
-STATUS = "figure[data-figure] .fig-status"
 # The worker's figures.live module is a top-level binding there (figuresLive); through it,
 # Python's own __import__ reads the WebAssembly heap size and the number of objects tracked.
 WORKER_MEMORY = """() => {
@@ -64,23 +64,6 @@ def status_of(v, figure_id: str) -> str:
     return v.page.locator(f'[data-figure="{figure_id}"] .fig-status').inner_text()
 
 
-def assert_failed_readably(v, figure_id: str, readout: str, default: str, why: str) -> None:
-    """Failed: the pre-render's numbers, 'Not live' and the reason, a Retry button."""
-    v.wait_for("failed")
-    expect(v.readout_locator(figure_id, readout)).to_have_text(default)
-    status = status_of(v, figure_id)
-    assert status.startswith("Not live:") and why in status, status
-    buttons = v.page.locator(f"{STATUS} button")
-    expect(buttons).to_have_count(v.page.locator(STATUS).count())
-    expect(buttons.first).to_have_text("Retry")
-
-
-def retry_goes_live(v) -> None:
-    v.page.locator(f"{STATUS} button").first.click()
-    v.wait_for("live")
-    expect(v.page.locator(f"{STATUS} button")).to_have_count(0)
-
-
 @pytest.fixture(scope="module")
 def post1(visit):
     v = visit(POST1)
@@ -106,7 +89,7 @@ def test_a_thousand_rapid_changes_end_in_the_last_ones_state(post1):
     want = expected_context(X, "journey")
     readout = post1.readout_locator("three-steps", "context")
     expect(readout).to_have_text(want, timeout=60_000)
-    post1.page.wait_for_timeout(1000)  # a stale or late reply would have landed by now
+    post1.wait_idle()  # every change answered: a stale or late reply would have landed
     assert readout.inner_text() == want
     after = worker_memory(post1)
     print(f"\nworker memory over {CHANGES} changes: before {before}, after {after}")
@@ -143,48 +126,8 @@ def test_a_second_burst_does_not_grow_the_worker(post1):
     assert abs(second["objects"] - first["objects"]) < 200
 
 
-@pytest.mark.parametrize(
-    ("blocked", "why"),
-    [
-        (["**/pyodide.asm.wasm*"], "pyodide.asm.wasm"),
-        # A wheel is only loaded by the ordinary start, which runs when the snapshot is missing.
-        (["**/runtime/snapshots/**", "**/bokeh-*.whl"], "bokeh"),
-        (["**/worker.js"], "worker"),
-    ],
-)
-def test_a_blocked_file_fails_readably_and_retry_recovers(visit, blocked, why):
-    v = visit(SECTION33, block=blocked)
-    assert_failed_readably(v, "matmul-scores", "scores", matmul_default(), why)
-    for pattern in blocked:
-        v.context.unroute(pattern)
-    retry_goes_live(v)
-    expect(v.readout_locator("matmul-scores", "scores")).to_have_text(matmul_default())
-
-
 def matmul_default() -> str:
     return vec(query_scores(book_inputs(), TOKENS.index("journey")))
-
-
-def test_a_worker_that_dies_after_going_live_is_noticed_and_retried(visit):
-    v = visit(SECTION33)
-    v.wait_for("live")
-    (worker,) = v.page.workers
-    worker.evaluate("self.close()")  # gone without a word, like a crashed process
-    v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
-    assert_failed_readably(v, "matmul-scores", "scores", matmul_default(), "stopped responding")
-    retry_goes_live(v)
-    v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
-    want = vec(query_scores(book_inputs(), TOKENS.index("step")))
-    expect(v.readout_locator("matmul-scores", "scores")).to_have_text(want)
-
-
-def test_a_worker_that_throws_after_going_live_fails_at_once(visit):
-    v = visit(SECTION33)
-    v.wait_for("live")
-    (worker,) = v.page.workers
-    worker.evaluate("setTimeout(() => { throw new Error('worker crashed'); })")
-    assert_failed_readably(v, "matmul-scores", "scores", matmul_default(), "worker crashed")
-    retry_goes_live(v)
 
 
 @pytest.fixture(scope="module")
@@ -203,14 +146,10 @@ def tampered_url(site, tmp_path_factory):
 
 
 def test_a_wheel_not_matching_its_sha256_is_refused(browser, tampered_url):
-    from tests.site.conftest import Visit
-
     # The wheels are loaded by the ordinary start, which runs when there is no snapshot.
     v = Visit(browser, tampered_url + SECTION33, block="**/runtime/snapshots/**")
     try:
-        v.page.wait_for_function(
-            "() => document.documentElement.dataset.figures === 'failed'", timeout=LIVE_TIMEOUT_MS
-        )
+        v.wait_for("failed")
         status = status_of(v, "matmul-scores")
         assert status.startswith("Not live:") and "attention" in status, status
         assert v.readout("matmul-scores", "scores") == matmul_default()

@@ -1,5 +1,9 @@
 """Save-Data: a reader whose browser asks to save data downloads no byte of the Python runtime
-until they use a figure or ask for the live figures; then the figures go live as usual."""
+until they use a figure or ask for the live figures; then the figures go live as usual.
+
+Nothing-loaded is checked once the page has drawn its whole pre-render (its
+"prerender-complete" mark): by then the page's scripts have all run, and a worker they started
+would have been sent its start (the harness counts what the page posts to a worker)."""
 
 import pytest
 from playwright.sync_api import expect
@@ -7,10 +11,10 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
-from tests.site.conftest import Visit
+from harness.site import POST1
+from harness.visit import Visit
 
 pytestmark = pytest.mark.browser
-POST1 = "attention-without-weights/"
 # What Chromium's Data Saver shows a page (Playwright has no switch for it).
 SAVE_DATA = """Object.defineProperty(Navigator.prototype, "connection", {
   configurable: true,
@@ -22,11 +26,11 @@ RUNTIME = ("/runtime/", ".whl", "/worker.js", "/zstd.js", "/restore.js")
 
 def saving_data(browser, url: str) -> Visit:
     """``url`` in a fresh context whose browser asks to save data; its pre-render drawn."""
-    v = Visit(browser, "about:blank")
-    v.context.add_init_script(SAVE_DATA)
-    v.page.goto(url)
+    v = Visit(browser, url, init_scripts=[SAVE_DATA])
     v.wait_for("static")
     assert v.page.evaluate("() => navigator.connection.saveData") is True
+    v.page.wait_for_function("() => performance.getEntriesByName('prerender-complete').length")
+    assert v.page.evaluate("() => harnessProbe.sent.start") is None, "a worker was started"
     return v
 
 
@@ -37,7 +41,6 @@ def runtime_requests(v: Visit) -> list[str]:
 def test_nothing_of_the_runtime_loads_until_the_reader_asks(browser, server_url):
     v = saving_data(browser, server_url + POST1)
     try:
-        v.page.wait_for_timeout(3000)  # time enough for a worker to have asked for its files
         assert runtime_requests(v) == []
         status = v.page.locator('[data-figure="three-steps"] .fig-status')
         assert "save data" in status.inner_text()
@@ -56,7 +59,6 @@ def test_nothing_of_the_runtime_loads_until_the_reader_asks(browser, server_url)
 def test_using_a_control_brings_the_figures_live_with_that_change(browser, server_url):
     v = saving_data(browser, server_url + POST1)
     try:
-        v.page.wait_for_timeout(1000)
         assert runtime_requests(v) == []
         v.page.locator('[data-figure="three-steps"] select').select_option("step")
         v.wait_for("live")

@@ -1,7 +1,8 @@
 """The section 3.3 page in a real browser: pointing explains, by mouse, keyboard and touch.
 
 Every pointing test runs twice: on the pre-render with Python blocked (the explanations need
-no Python) and on the live page (they keep working once the live figures replace it).
+no Python) and on the session's shared live page (they keep working once the live figures
+replace it).
 """
 
 import re
@@ -13,24 +14,20 @@ from playwright.sync_api import expect
 from attention.basics import attend, contributions, dot_terms, query_scores, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from formatting import num, vec
-from tests.site.conftest import LIVE_TIMEOUT_MS, focus_in_tab_order
+from harness.dom import ACTIVE, ax_nodes, ax_properties, focus_in_tab_order, tap, untouch
+from harness.site import SECTION33 as PAGE
+from harness.visit import DESKTOP, PHONE
 
 pytestmark = pytest.mark.browser
-PAGE = "section-3-3/"
 X = book_inputs()
 JOURNEY = TOKENS.index("journey")
-DEEP_ACTIVE = """() => {
-  let a = document.activeElement;
-  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
-  return a && a.dataset ? a.dataset.explain || null : null;
-}"""
+DEEP_ACTIVE = f"() => {{ {ACTIVE} return el && el.dataset ? el.dataset.explain || null : null; }}"
 
 
-@pytest.fixture(scope="module")
-def live(visit):
-    v = visit(PAGE)
-    v.wait_for("live")
-    return v
+@pytest.fixture
+def live33(live):
+    """The section 3.3 page: the session's shared live page, its figures at their defaults."""
+    return live(PAGE)
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +38,7 @@ def prerender(visit):
     return v
 
 
-@pytest.fixture(params=["prerender", "live"])
+@pytest.fixture(params=["prerender", "live33"])
 def page(request):
     return request.getfixturevalue(request.param).page
 
@@ -149,37 +146,30 @@ def test_a_keyboard_user_reaches_the_charts_and_the_context_rows(page):
     assert f"sum={vec(attend(X)[2][0])}".replace(" ", "") in shown(fig).replace(" ", "")
 
 
-@pytest.mark.parametrize("state", ["static", "live"])
-def test_tapping_explains_on_a_touch_screen(browser, server_url, state):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+def test_tapping_explains_on_a_touch_screen(page):
+    """At a phone's width, with a finger."""
+    page.set_viewport_size(PHONE)
     try:
-        if state == "static":
-            context.route("**/worker.js", lambda route: route.abort())
-        page = context.new_page()
-        page.goto(server_url + PAGE)
-        wanted = "failed" if state == "static" else "live"
-        page.wait_for_function(
-            f"() => document.documentElement.dataset.figures === {wanted!r}",
-            timeout=LIVE_TIMEOUT_MS,
-        )
         fig = figure(page, "matmul-scores")
-        fig.locator('[data-explain="s3"]').tap()
+        tap(page, fig.locator('[data-explain="s3"]'))
         expect(fig.locator("[data-explain-out] [data-sum-line]")).to_have_text(
             products_line(JOURNEY, 3)
         )
         fig = figure(page, "normalisations-compare")
-        fig.locator('[data-chart="softmax"] [data-token="step"]').tap()
+        tap(page, fig.locator('[data-chart="softmax"] [data-token="step"]'))
         expect(fig.locator('[data-chart="by-sum"] [data-token="step"]')).to_have_class(
             re.compile(r"\bis-lit\b")
         )
         fig = figure(page, "context-matmul")
-        fig.locator('[data-explain="z5"]').tap()
+        tap(page, fig.locator('[data-explain="z5"]'))
         assert vec(attend(X)[2][5]) in shown(fig)
     finally:
-        context.close()
+        untouch(page)
+        page.set_viewport_size(DESKTOP)
 
 
-def test_live_switch_to_weights_then_pointing_still_explains(live):
+def test_live_switch_to_weights_then_pointing_still_explains(live33):
+    live = live33
     fig = figure(live.page, "score-matrix")
     fig.get_by_label("weights α").check()
     _, alpha, _ = attend(X)
@@ -192,7 +182,8 @@ def test_live_switch_to_weights_then_pointing_still_explains(live):
     expect(fig.locator('[data-cell="1-2"]')).to_have_text("1.4754")
 
 
-def test_live_query_change_then_pointing_explains_the_new_query(live):
+def test_live_query_change_then_pointing_explains_the_new_query(live33):
+    live = live33
     fig = figure(live.page, "matmul-scores")
     fig.locator("select").select_option("step")
     step = TOKENS.index("step")
@@ -202,7 +193,8 @@ def test_live_query_change_then_pointing_explains_the_new_query(live):
     fig.locator("select").select_option("journey")
 
 
-def test_the_page_prints_the_sections_numbers_and_stays_local(live, server_url):
+def test_the_page_prints_the_sections_numbers_and_stays_local(live33, server_url):
+    live = live33
     text = live.article_text()
     for printed in (
         "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]",
@@ -226,7 +218,7 @@ def test_the_page_prints_the_sections_numbers_and_stays_local(live, server_url):
 # value.
 
 
-@pytest.fixture(params=["prerender", "live"])
+@pytest.fixture(params=["prerender", "live33"])
 def fresh(request):
     """The page as ``page`` gives it, reloaded: the tests above leave the grids' stops elsewhere
     than on their first cells."""
@@ -239,16 +231,10 @@ def fresh(request):
 def focused_node(page) -> tuple[str, str]:
     """The role and name of the focused node in Chromium's accessibility tree (the document,
     which is focused too, left out)."""
-    session = page.context.new_cdp_session(page)
-    try:
-        nodes = session.send("Accessibility.getFullAXTree")["nodes"]
-    finally:
-        session.detach()
     (node,) = [
         n
-        for n in nodes
-        if n["role"]["value"] != "RootWebArea"
-        and any(p["name"] == "focused" and p["value"]["value"] for p in n.get("properties", []))
+        for n in ax_nodes(page)
+        if n["role"]["value"] != "RootWebArea" and ax_properties(n).get("focused")
     ]
     return node["role"]["value"], node["name"]["value"]
 

@@ -1,6 +1,6 @@
 """Security and privacy, on every page: a Content-Security-Policy that admits only the site's
 own origin, no inline event handlers or inline scripts, and no request to any other origin,
-while the figures go live."""
+while the figures go live (the session's shared pages are read)."""
 
 import re
 from html.parser import HTMLParser
@@ -8,10 +8,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-import pages
+from harness.site import PATHS
 
 pytestmark = pytest.mark.browser
-PATHS = [f"{p.SLUG}/" if p.SLUG else "" for p in pages.all_pages()]
 CSP_SOURCES = {"'self'", "'wasm-unsafe-eval'", "'unsafe-inline'", "'none'"}
 CSP_SOURCES.add("data:")  # images only: Bokeh draws the select arrow from one
 
@@ -85,23 +84,9 @@ def test_no_page_links_a_resource_from_another_origin(site):
         assert not fetching.search(heads_and_assets), path
 
 
-@pytest.fixture(scope="module")
-def visited(visit, site):
-    """Every page opened once; pages with figures are left live."""
-    opened = {}
-    for path in PATHS:
-        v = visit(path)
-        if (site / path / "index.html").read_text().count('id="page-config"'):
-            v.wait_for("live")
-        else:
-            v.page.wait_for_load_state("load")
-        opened[path] = v
-    return opened
-
-
 @pytest.mark.parametrize("path", PATHS)
-def test_page_goes_live_with_no_violation_and_only_same_origin_requests(visited, server_url, path):
-    v = visited[path]
+def test_page_goes_live_with_no_violation_and_only_same_origin_requests(live, server_url, path):
+    v = live(path)
     origin = urlsplit(server_url)[:2]
     assert v.requests, "the page made no requests at all"
     assert [u for u in v.requests if urlsplit(u)[:2] != origin] == []
@@ -109,9 +94,9 @@ def test_page_goes_live_with_no_violation_and_only_same_origin_requests(visited,
     assert v.errors == []
 
 
-def test_the_policy_is_enforced(visited, server_url):
+def test_the_policy_is_enforced(live, server_url):
     """An injected inline script and a script from another origin are both refused."""
-    v = visited[PATHS[-1]]
+    v = live(PATHS[-1])
     blocked = v.page.evaluate(
         """() => new Promise((resolve) => {
           const seen = [];

@@ -18,22 +18,18 @@ from PIL import Image
 
 import build
 import pages
-from sitebuild import frame
-from tests.site.conftest import BASE
+from harness.site import BASE, SITE_URL, SOURCE_URL
+from sitebuild import frame, preview
 
-SITE_URL = f"https://example.github.io{BASE}"
-SOURCE_URL = "https://github.com/example/attention-explained/blob/main/"
 ATOM = "{http://www.w3.org/2005/Atom}"
 SITEMAP = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
 @pytest.fixture(scope="module")
-def framed(tmp_path_factory) -> Path:
-    """The site built as the deploy builds it, with its public and source URLs given (without
-    snapshots: the frame does not depend on them)."""
-    out = tmp_path_factory.mktemp("framed")
-    build.build(out, BASE, snapshots=False, site_url=SITE_URL, source_url=SOURCE_URL)
-    return out
+def framed(site) -> Path:
+    """The session's one build of the site (tests/site/conftest.py), made as the deploy makes
+    it, with its public and source URLs given."""
+    return site
 
 
 class _Head(HTMLParser):
@@ -166,9 +162,10 @@ def test_the_image_check_fails_on_a_missing_or_wrong_image(framed, tmp_path):
 
 
 def test_the_card_images_are_the_same_bytes_in_another_build(framed, tmp_path):
-    """Built again, every card keeps its name and its bytes: a redeploy churns no image."""
+    """Drawn again, as the next build draws them, every card keeps its name and its bytes: a
+    redeploy churns no image."""
     out = tmp_path / "again"
-    build.build(out, BASE, snapshots=False, site_url=SITE_URL, source_url=SOURCE_URL)
+    preview.write(out, pages.all_pages(), pages.posts(), frame.NAME)
     for site in (framed, out):
         assert sorted(p.relative_to(site) for p in (site / "preview").rglob("*.png")) == sorted(
             p.relative_to(out) for p in (out / "preview").rglob("*.png")

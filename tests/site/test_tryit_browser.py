@@ -1,7 +1,10 @@
 """A figure's "Try it" in a real browser (figures/tryit.py, static/cells.js): the figure's
 own cell opens with the state the figure shows now, runs, and prints the figure's readout;
 the reader's change to the state is computed as CPython computes it. A linked view survives
-the warm-up rehearsal that builds the figure again off the page."""
+the warm-up rehearsal that builds the figure again off the page.
+
+The first two tests share a page of post 1 of their own (a try-it cell starts the page's cells'
+Python); the third is served a different worker, so it starts one of its own."""
 
 import contextlib
 import io
@@ -10,11 +13,10 @@ import pytest
 from playwright.sync_api import expect
 
 from figures import module, tryit
-from pages import post1
-from tests.site.test_cells_browser import TIMEOUT_MS
+from harness.site import POST1
+from harness.visit import LIVE_TIMEOUT_MS as TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
-POST1 = post1.SLUG + "/"
 FIGURE = "three-steps"
 CELL = f"tryit-{FIGURE}"
 
@@ -65,9 +67,15 @@ def cpython_readout(state) -> str:
     return out.getvalue().rstrip("\n")
 
 
-def test_try_it_opens_the_figures_state_and_prints_its_readout(visit):
+@pytest.fixture(scope="module")
+def tryit_page(visit):
     v = visit(POST1)
     v.wait_for("live")
+    return v
+
+
+def test_try_it_opens_the_figures_state_and_prints_its_readout(tryit_page):
+    v = tryit_page
     figure(v).locator("select").first.select_option("step")
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
     shown = readout_lines(v)
@@ -98,13 +106,14 @@ def type_code_in_tryit(v, code: str) -> None:
     v.page.keyboard.insert_text(code)
 
 
-def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(visit):
+def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(tryit_page, server_url):
     """The rehearsal builds every figure again at its defaults, off the page: the cell must
-    still get the state on the page."""
-    v = visit(POST1 + f"?{FIGURE}.query-token=with#figure-{FIGURE}")
+    still get the state on the page. (The module's page, opened at the link: a warm start.)"""
+    v = tryit_page
+    v.page.goto(server_url + POST1 + f"?{FIGURE}.query-token=with#figure-{FIGURE}")
     v.wait_for("live")
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for with")
-    v.page.wait_for_timeout(1500)  # the rehearsal runs one figure per task once live
+    v.page.wait_for_function("() => harnessProbe.received.rehearsed === 1", timeout=TIMEOUT_MS)
     try_it(v)
     assert "query='with'" in v.page.locator(f'[data-cell="{CELL}"] .cm-content').text_content()
     assert output(v) == readout_lines(v)
@@ -114,7 +123,6 @@ def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(visit):
 def test_a_state_python_cannot_read_leaves_the_cell_its_own_and_the_figures_live(visit):
     """The figures' worker is served asking Python for a figure it does not know when a cell
     wants a state: the cell runs with the state it had and says why; the figures stay live."""
-    v = visit(POST1)
     call = "figuresLive.state_code(figure)"
 
     def worker_that_cannot_read_a_state(route):
@@ -123,8 +131,7 @@ def test_a_state_python_cannot_read_leaves_the_cell_its_own_and_the_figures_live
         faulty = script.replace(call, 'figuresLive.state_code("no-such-figure")')
         route.fulfill(body=faulty, content_type="text/javascript")
 
-    v.context.route("**/worker.js", worker_that_cannot_read_a_state)
-    v.page.reload()
+    v = visit(POST1, routes=[("**/worker.js", worker_that_cannot_read_a_state)])
     v.wait_for("live")
     try_it(v)
     note = v.page.locator(f'[data-cell="{CELL}"] .cell-note')

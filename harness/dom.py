@@ -1,0 +1,99 @@
+"""What a page says through Panel's shadow roots and in Chromium's accessibility tree: the
+look-ups the browser tests share (the probe, probe.js, offers the same in the page)."""
+
+# The focused element, looking through shadow roots (`el` in the code that follows).
+ACTIVE = "let el = harnessProbe.active();"
+
+
+def focus_in_tab_order(control) -> None:
+    """Focus `control`, or, when it is disabled (the figures are not live, static/page.js), its
+    place in the Tab order: its shadow host, so that Tab goes on from where it is."""
+    control.evaluate(
+        """el => {
+          if (!el.disabled) return el.focus();
+          const host = el.getRootNode().host;
+          host.tabIndex = -1;
+          host.focus();
+        }"""
+    )
+
+
+def focus_before(locator) -> None:
+    """Focus ``locator``'s element as a Tab stop of its own, so that Tab goes on from there (a
+    figure's status line, just before its controls; the figure itself)."""
+    locator.evaluate("el => { el.tabIndex = -1; el.focus(); }")
+
+
+def ax_nodes(page) -> list[dict]:
+    """Chromium's whole accessibility tree of ``page``, read through the DevTools protocol."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        return cdp.send("Accessibility.getFullAXTree")["nodes"]
+    finally:
+        cdp.detach()
+
+
+def ax_properties(node: dict) -> dict:
+    """An accessibility node's properties (focused, disabled, checked, busy, ...) by name."""
+    return {p["name"]: p["value"].get("value") for p in node.get("properties", [])}
+
+
+def ax_role(node: dict) -> str:
+    return node.get("role", {}).get("value", "")
+
+
+def ax_name(node: dict) -> str:
+    return node.get("name", {}).get("value", "")
+
+
+def next_frame(page) -> None:
+    """Wait for the page's next two animation frames: what a change set is then drawn."""
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def tap(page, locator) -> None:
+    """A finger's tap at the middle of ``locator``, on a page of any context: touch is turned
+    on for the page through the DevTools protocol, as a context made with ``has_touch`` has it
+    (a shared page can then be tapped without a context, and a Python start, of its own)."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 1})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [point]})
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    finally:
+        cdp.detach()
+
+
+def untouch(page) -> None:
+    """Touch off again for ``page`` (see ``tap``)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Emulation.setTouchEmulationEnabled", {"enabled": False})
+    finally:
+        cdp.detach()
+
+
+# The DevTools sessions that hold a page's screen emulation: an override lasts only as long as
+# the session that set it, so each is kept until ``reset_screen``.
+_SCREENS: dict = {}
+
+
+def emulate_screen(page, viewport: dict, scale: float) -> None:
+    """Lay ``page`` out at ``viewport`` (CSS px) with ``scale`` device pixels to each, in place
+    (a context's device scale factor is fixed when it is made; the DevTools protocol's is not),
+    until ``reset_screen``."""
+    cdp = _SCREENS.get(page) or _SCREENS.setdefault(page, page.context.new_cdp_session(page))
+    metrics = {**viewport, "deviceScaleFactor": scale, "mobile": False}
+    cdp.send("Emulation.setDeviceMetricsOverride", metrics)
+
+
+def reset_screen(page, viewport: dict) -> None:
+    """Back from ``emulate_screen`` to the context's own screen, at ``viewport``."""
+    cdp = _SCREENS.pop(page, None)
+    if cdp is not None:
+        cdp.send("Emulation.clearDeviceMetricsOverride")
+        cdp.detach()
+    page.set_viewport_size(viewport)

@@ -1,0 +1,65 @@
+// Installed into every page the harness opens, before the page's own scripts (Playwright's
+// init script, which the page's Content-Security-Policy does not apply to). It counts the
+// messages between the page and its Python workers, by type, so that a test can wait for
+// the worker to have answered every change instead of sleeping; and it offers the look-ups
+// through Panel's shadow roots that the tests and the benchmark share.
+(() => {
+  "use strict";
+  const sent = {}; // message type -> how many the page posted to its workers
+  const received = {}; // message type -> how many its workers posted back
+  const add = (counts, data) => {
+    const type = data && data.type;
+    if (type) counts[type] = (counts[type] || 0) + 1;
+  };
+  const NativeWorker = self.Worker;
+  if (NativeWorker) {
+    self.Worker = class extends NativeWorker {
+      constructor(...args) {
+        super(...args);
+        this.addEventListener("message", ({ data }) => add(received, data));
+      }
+      postMessage(data, ...rest) {
+        add(sent, data);
+        return super.postMessage(data, ...rest);
+      }
+    };
+  }
+
+  // Every open shadow root under `root`, depth first.
+  function shadowRoots(root, out = []) {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) {
+        out.push(el.shadowRoot);
+        shadowRoots(el.shadowRoot, out);
+      }
+    }
+    return out;
+  }
+
+  const deepAll = (selector, root = document) =>
+    [root, ...shadowRoots(root)].flatMap((r) => [...r.querySelectorAll(selector)]);
+
+  // The focused element, looking through shadow roots.
+  function active() {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    return el;
+  }
+
+  // A figure's readouts as the page shows them, by key.
+  function readouts(figureId) {
+    const figure = document.querySelector(`[data-figure="${figureId}"]`);
+    const out = {};
+    for (const el of deepAll("[data-readout]", figure)) out[el.dataset.readout] = el.innerText;
+    return out;
+  }
+
+  // Whether the figures' worker has answered every change and view request the page sent
+  // (it answers each batch of changes with "change-done" and each view message with "view").
+  const asked = (counts) =>
+    ["view-get", "view-apply", "view-reset", "view-code"].reduce((n, t) => n + (counts[t] || 0), 0);
+  const idle = () =>
+    (sent.change || 0) === (received["change-done"] || 0) && asked(sent) === (received.view || 0);
+
+  self.harnessProbe = { sent, received, shadowRoots, deepAll, active, readouts, idle };
+})();

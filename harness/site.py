@@ -1,0 +1,31 @@
+"""The site's pages as the browser opens them: each page's path under the site's base, from
+the page modules themselves (`pages.all_pages()`), so that a page added or renamed is tested
+without editing a test."""
+
+from types import ModuleType
+
+import pages
+from pages import post1, post2, post3, section33
+
+# The sub-path the tests build and serve the site under, as GitHub Pages serves a project site.
+BASE = "/attention-explained/"
+# The public and source URLs the tests build it with, as the deploy passes them, so that the
+# frame's tests (canonical tags, feed, sitemap) read the one build every other test reads.
+SITE_URL = f"https://example.github.io{BASE}"
+SOURCE_URL = "https://github.com/example/attention-explained/blob/main/"
+
+
+def path(page: ModuleType) -> str:
+    """A page's path under the site's base: "attention-without-weights/", "" for the index."""
+    return f"{page.SLUG}/" if page.SLUG else ""
+
+
+PATHS = [path(page) for page in pages.all_pages()]
+# The pages with live figures, in the series' order.
+WITH_FIGURES = [path(page) for page in pages.posts()]
+POST1, POST2, POST3, SECTION33 = (path(page) for page in (post1, post2, post3, section33))
+
+
+def has_figures(page_path: str) -> bool:
+    """Whether the page at ``page_path`` places live figures."""
+    return page_path in WITH_FIGURES
