@@ -63,15 +63,6 @@ def browser():
         yield launched
 
 
-def pytest_terminal_summary(terminalreporter):
-    starts = chromium.STARTS
-    if starts:
-        terminalreporter.write_line(
-            f"Python workers started in the browser: {starts['cold'] + starts['warm']}"
-            f" ({starts['cold']} cold, in a fresh context; {starts['warm']} warm)"
-        )
-
-
 @pytest.fixture(scope="module")
 def visit(browser, server_url):
     """Open a page of its own by its path under the site (``visit("attention-without-weights/")``).

@@ -145,7 +145,10 @@ def statuses(page) -> list[str]:
 
 
 def assert_busy_while_starting(v) -> None:
-    """Right after a (re)start: the figures are waiting, busy, and their controls usable."""
+    """Right after a (re)start: the figures are waiting, busy, and their controls usable. (A
+    Retry's click is answered at the page's next task: its state is read once it has left
+    "failed".)"""
+    v.page.wait_for_function("() => document.documentElement.dataset.figures !== 'failed'")
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "static"
     assert_controls(v.page, disabled=False, busy=True)
 

@@ -40,7 +40,9 @@ def prerender(visit):
 
 @pytest.fixture(params=["prerender", "live33"])
 def page(request):
-    return request.getfixturevalue(request.param).page
+    page = request.getfixturevalue(request.param).page
+    page.bring_to_front()  # pointing and Tab act on the page in front, as in a reader's window
+    return page
 
 
 def figure(page, figure_id: str):
