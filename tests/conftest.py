@@ -1,18 +1,14 @@
-"""Test-wide settings, the fast tier (``./dev test --fast``), and how the suite shares the
-machine's cores.
+"""Test-wide settings, and the fast tier (``./dev test --fast``).
 
 The fast tier is for the edit loop: the core, formatting, the figures and the pages in
 CPython, the build's pure parts and the page scripts' logic in Node. It leaves out every test
 that needs what takes minutes to make: the whole site built (and its memory snapshot), the
 pinned runtime downloaded or unpacked, or a browser. The whole suite stays what CI runs.
 
-``./dev test`` runs the suite on pytest-xdist's workers, one per core: every test of the slow
-kind above runs on one of them (group "site"), in order, so that the site is built once, the
-runtime's cache is filled by one process and the browser pages are shared; the other tests
-run beside them.
+The fast tier runs on every core (pytest-xdist); the whole suite runs in one process, since
+its browser tests share pages and its build and runtime tests fill one cache.
 """
 
-import pytest
 from hypothesis import settings
 
 from harness import chromium
@@ -52,27 +48,15 @@ def is_slow(item) -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
-    slow = [item for item in items if is_slow(item)]
-    for item in slow:
-        item.add_marker(pytest.mark.xdist_group("site"))
     if not config.getoption("--fast"):
         return
+    slow = [item for item in items if is_slow(item)]
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not is_slow(item)]
 
 
-# The Python workers the browser tests started (harness/chromium.py counts them), summed over
-# pytest-xdist's workers: each hands its count to the controller, which prints the total.
-def pytest_sessionfinish(session):
-    if hasattr(session.config, "workeroutput"):
-        session.config.workeroutput["python_starts"] = dict(chromium.STARTS)
-
-
-def pytest_testnodedown(node, error):
-    chromium.STARTS.update(getattr(node, "workeroutput", {}).get("python_starts", {}))
-
-
+# The Python workers the browser tests started (harness/chromium.py counts them).
 def pytest_terminal_summary(terminalreporter):
     starts = chromium.STARTS
     if starts:

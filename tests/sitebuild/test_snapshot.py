@@ -110,9 +110,8 @@ def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
     assert key != snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"], "/dist/")
 
 
-def test_the_maker_refuses_another_pyodide_version(tmp_path):
+def test_the_maker_refuses_another_pyodide_version(tmp_path, cache):
     """The snapshot depends on one Pyodide build's internals: any other version fails clearly."""
-    cache = runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda *_: None)
     core = cache / runtime_cache.CORE
     args = {
         "runtime": str(core),
