@@ -92,7 +92,11 @@ _TIDY = """() => {
 }"""
 # How many choices the page had stored, all forgotten.
 _FORGET = "() => { const stored = localStorage.length; localStorage.clear(); return stored; }"
-_CHANGED = "() => [harnessProbe.sent.change || 0, harnessProbe.sent['view-apply'] || 0]"
+# What the page was asked to change so far: a new document (a test's reload or a link opened)
+# counts afresh, and may show a view of its own, so it counts as a change too.
+_CHANGED = """() => [
+  performance.timeOrigin, harnessProbe.sent.change || 0, harnessProbe.sent["view-apply"] || 0,
+]"""
 
 
 class LivePages:
