@@ -9,9 +9,16 @@ The fast tier runs on every core (pytest-xdist); the whole suite runs in one pro
 its browser tests share pages and its build and runtime tests fill one cache.
 """
 
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
 from hypothesis import settings
 
 from harness import chromium
+from sitebuild.cache import CACHE_ENV
 from tests import strategies
 
 # Speed is measured by the benchmark, not by tests: on a loaded 2-core machine the first call
@@ -35,10 +42,36 @@ def pytest_addoption(parser):
     )
 
 
+# Where the fast tier's runtime cache would be, if a test made one.
+NO_CACHE = pytest.StashKey[Path]()
+
+
 def pytest_configure(config):
     if config.getoption("--fast"):
         strategies.FAST = True
         settings.load_profile("fast")
+        # The fast tier has no runtime cache: the controller points the cache at a folder that
+        # does not exist (its pytest-xdist workers inherit it), and the run fails if a test
+        # made it. Tests that need the cache ask for the `cache` fixture.
+        if not hasattr(config, "workerinput"):
+            where = Path(tempfile.mkdtemp(prefix="fast-tier-")) / "no-runtime-cache"
+            os.environ[CACHE_ENV] = str(where)
+            config.stash[NO_CACHE] = where
+
+
+def pytest_sessionfinish(session):
+    where = session.config.stash.get(NO_CACHE, None)
+    if where is None:
+        return
+    made = where.exists()
+    shutil.rmtree(where.parent)
+    if made:
+        session.config.get_terminal_writer().line(
+            f"The fast tier filled a runtime cache ({where}): a test that needs the runtime"
+            " asks for the `cache` fixture, which keeps it out of the fast tier.",
+            red=True,
+        )
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def is_slow(item) -> bool:

@@ -37,3 +37,25 @@ def test_the_fast_tier_leaves_out_the_browser_the_build_and_the_runtime():
     # What needs none of them stays, the pure tests of the same files among them.
     for kept in ("test_hashed.py", "test_formatting.py", "test_slim.py", "test_navigation.py"):
         assert any(i.split("::")[0].endswith(kept) for i in fast), kept
+
+
+def test_a_fast_tier_test_that_fills_the_runtime_cache_fails_the_run(tmp_path):
+    """The fast tier points the runtime's cache at a folder no test may make (tests/conftest.py)."""
+    (tmp_path / "test_fills.py").write_text(
+        "from sitebuild.cache import default_cache_dir\n"
+        "def test_fills():\n"
+        "    default_cache_dir().mkdir(parents=True)\n"
+    )
+    (tmp_path / "test_reads.py").write_text("def test_reads():\n    assert 1 + 1 == 2\n")
+    command = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "--fast", "-q"]
+
+    def run(name: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*command, "--rootdir", str(tmp_path), str(tmp_path / name)],
+            cwd=ROOT, capture_output=True, text=True, check=False,
+        )  # fmt: skip
+
+    assert run("test_reads.py").returncode == 0
+    filled = run("test_fills.py")
+    assert filled.returncode == 1, filled.stdout[-2000:]
+    assert "The fast tier filled a runtime cache" in filled.stdout

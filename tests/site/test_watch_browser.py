@@ -108,7 +108,8 @@ def opened(served, browser):
 def reloaded_with(page, text: str) -> None:
     """The page reloaded by itself (a mark left on the old one is gone) and shows ``text``."""
     page.wait_for_function(
-        "text => !window.__beforeEdit && document.body.textContent.includes(text)",
+        # Between the old page and the new one's first parse there is no body yet.
+        "text => !window.__beforeEdit && (document.body?.textContent ?? '').includes(text)",
         arg=text,
         timeout=EDIT_S * 1000,
     )

@@ -181,9 +181,8 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     assert config["files"] == "/base/runtime/site-packages.bin.zst"
 
 
-def test_zstd_packs_pyodides_downloads_smaller_than_gzip(tmp_path):
+def test_zstd_packs_pyodides_downloads_smaller_than_gzip(cache):
     """Why the snapshot path ships zstd frames: smaller than the gzip the server would send."""
-    cache = runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda *_: None)
     for name in snapshot.PACKED:
         data = (cache / runtime_cache.CORE / name).read_bytes()
         assert len(snapshot.compress(data)) < len(gzip.compress(data, 6)), name
