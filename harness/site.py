@@ -1,9 +1,11 @@
-"""The site's pages as the browser opens them: each page's path under the site's base, from
-the page modules themselves (`pages.all_pages()`), so that a page added or renamed is tested
-without editing a test."""
+"""The site as the browser tests build and open it: built under a project site's base, and
+each page's path under it from the page modules themselves (`pages.all_pages()`), so that a
+page added or renamed is tested without editing a test."""
 
+from pathlib import Path
 from types import ModuleType
 
+import build
 import pages
 from pages import post1, post2, post3, section33
 
@@ -13,6 +15,12 @@ BASE = "/attention-explained/"
 # frame's tests (canonical tags, feed, sitemap) read the one build every other test reads.
 SITE_URL = f"https://example.github.io{BASE}"
 SOURCE_URL = "https://github.com/example/attention-explained/blob/main/"
+
+
+def build_site(out: Path):
+    """The whole site built into ``out`` as the browser tests read it: under BASE, with the
+    deploy's URLs, memory snapshot and all."""
+    return build.build(out, BASE, site_url=SITE_URL, source_url=SOURCE_URL)
 
 
 def path(page: ModuleType) -> str:

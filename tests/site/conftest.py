@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
-import build
 from harness import chromium
 from harness.dom import next_frame, reset_screen
-from harness.site import BASE, SITE_URL, SOURCE_URL, has_figures
+from harness.site import BASE, build_site, has_figures
 from harness.visit import DESKTOP, Visit, wait_idle
 from sitebuild.serve import serve_in_thread
 
@@ -46,7 +45,7 @@ def axe_source() -> str:
 def site(tmp_path_factory) -> Path:
     """The whole site, built once per test session under BASE, as the deploy builds it."""
     out = tmp_path_factory.mktemp("site")
-    build.build(out, BASE, site_url=SITE_URL, source_url=SOURCE_URL)
+    build_site(out)
     return out
 
 
