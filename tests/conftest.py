@@ -5,8 +5,10 @@ CPython, the build's pure parts and the page scripts' logic in Node. It leaves o
 that needs what takes minutes to make: the whole site built (and its memory snapshot), the
 pinned runtime downloaded or unpacked, or a browser. The whole suite stays what CI runs.
 
-The fast tier runs on every core (pytest-xdist); the whole suite runs in one process, since
-its browser tests share pages and its build and runtime tests fill one cache.
+Both run on pytest-xdist's workers, one per core. The fast tier keeps a file's tests in one
+worker. In the whole suite every test of the slow kind above runs in one worker, in order
+(group "site"): the browser tests share one build and one live page per page, and nothing
+else touches the runtime's cache; the other tests run beside them.
 """
 
 import os
@@ -60,6 +62,8 @@ def pytest_configure(config):
 
 
 def pytest_sessionfinish(session):
+    if hasattr(session.config, "workeroutput"):
+        session.config.workeroutput["python_starts"] = dict(chromium.STARTS)
     where = session.config.stash.get(NO_CACHE, None)
     if where is None:
         return
@@ -80,16 +84,24 @@ def is_slow(item) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
-    if not config.getoption("--fast"):
-        return
     slow = [item for item in items if is_slow(item)]
+    if not config.getoption("--fast"):
+        for item in slow:
+            item.add_marker(pytest.mark.xdist_group("site"))
+        return
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if not is_slow(item)]
 
 
-# The Python workers the browser tests started (harness/chromium.py counts them).
+# The Python workers the browser tests started (harness/chromium.py counts them), handed by
+# pytest-xdist's workers to the controller, which prints the total.
+def pytest_testnodedown(node, error):
+    chromium.STARTS.update(getattr(node, "workeroutput", {}).get("python_starts", {}))
+
+
 def pytest_terminal_summary(terminalreporter):
     starts = chromium.STARTS
     if starts:

@@ -59,3 +59,30 @@ def test_a_fast_tier_test_that_fills_the_runtime_cache_fails_the_run(tmp_path):
     filled = run("test_fills.py")
     assert filled.returncode == 1, filled.stdout[-2000:]
     assert "The fast tier filled a runtime cache" in filled.stdout
+
+
+def test_the_whole_suite_keeps_the_browser_tests_to_one_worker(tmp_path):
+    """./dev test's workers (tests/conftest.py): the browser and build tests all run in one
+    pytest-xdist worker, which holds the one build and the shared pages; the rest anywhere."""
+    (tmp_path / "test_where.py").write_text(
+        "import os, pytest\n"
+        "def where(tmp, name):\n"
+        "    (tmp / name).write_text(os.environ['PYTEST_XDIST_WORKER'])\n"
+        "@pytest.mark.browser\n"
+        "def test_a(): where(OUT, 'a')\n"
+        "@pytest.mark.browser\n"
+        "def test_b(): where(OUT, 'b')\n"
+        "def test_c(): where(OUT, 'c')\n"
+        "def test_d(): where(OUT, 'd')\n"
+        "from pathlib import Path\n"
+        f"OUT = Path({str(tmp_path)!r})\n"
+    )
+    command = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-n", "2"]
+    done = subprocess.run(
+        [*command, "--dist", "loadgroup", "-q", "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout[-2000:]
+    workers = {name: (tmp_path / name).read_text() for name in "abcd"}
+    assert workers["a"] == workers["b"], f"the browser tests ran apart: {workers}"
+    assert len(set(workers.values())) == 2, f"one worker did everything: {workers}"
