@@ -39,50 +39,53 @@ def test_the_fast_tier_leaves_out_the_browser_the_build_and_the_runtime():
         assert any(i.split("::")[0].endswith(kept) for i in fast), kept
 
 
+def pytest_in(folder: Path, *options: str) -> subprocess.CompletedProcess:
+    """pytest run on the test files in ``folder`` with this suite's settings (tests/conftest.py)."""
+    command = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-q", *options]
+    return subprocess.run(
+        [*command, "--rootdir", str(folder), str(folder)],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+
+
 def test_a_fast_tier_test_that_fills_the_runtime_cache_fails_the_run(tmp_path):
     """The fast tier points the runtime's cache at a folder no test may make (tests/conftest.py)."""
-    (tmp_path / "test_fills.py").write_text(
+    reads, fills = tmp_path / "reads", tmp_path / "fills"
+    reads.mkdir(), fills.mkdir()
+    (reads / "test_reads.py").write_text("def test_reads():\n    assert 1 + 1 == 2\n")
+    (fills / "test_fills.py").write_text(
         "from sitebuild.cache import default_cache_dir\n"
         "def test_fills():\n"
         "    default_cache_dir().mkdir(parents=True)\n"
     )
-    (tmp_path / "test_reads.py").write_text("def test_reads():\n    assert 1 + 1 == 2\n")
-    command = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "--fast", "-q"]
-
-    def run(name: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [*command, "--rootdir", str(tmp_path), str(tmp_path / name)],
-            cwd=ROOT, capture_output=True, text=True, check=False,
-        )  # fmt: skip
-
-    assert run("test_reads.py").returncode == 0
-    filled = run("test_fills.py")
+    assert pytest_in(reads, "--fast").returncode == 0
+    filled = pytest_in(fills, "--fast")
     assert filled.returncode == 1, filled.stdout[-2000:]
     assert "The fast tier filled a runtime cache" in filled.stdout
 
 
-def test_the_whole_suite_keeps_the_browser_tests_to_one_worker(tmp_path):
-    """./dev test's workers (tests/conftest.py): the browser and build tests all run in one
-    pytest-xdist worker, which holds the one build and the shared pages; the rest anywhere."""
-    (tmp_path / "test_where.py").write_text(
-        "import os, pytest\n"
-        "def where(tmp, name):\n"
-        "    (tmp / name).write_text(os.environ['PYTEST_XDIST_WORKER'])\n"
-        "@pytest.mark.browser\n"
-        "def test_a(): where(OUT, 'a')\n"
-        "@pytest.mark.browser\n"
-        "def test_b(): where(OUT, 'b')\n"
-        "def test_c(): where(OUT, 'c')\n"
-        "def test_d(): where(OUT, 'd')\n"
-        "from pathlib import Path\n"
-        f"OUT = Path({str(tmp_path)!r})\n"
-    )
-    command = [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-n", "2"]
-    done = subprocess.run(
-        [*command, "--dist", "loadgroup", "-q", "--rootdir", str(tmp_path), str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, check=False,
-    )  # fmt: skip
+def test_the_workers_of_a_run_make_what_they_share_once(tmp_path):
+    """./dev test's workers (tests/conftest.py's ``once``): two files, one in each worker, ask
+    for the same thing; the first makes it, the other finds it made."""
+    suite, log = tmp_path / "suite", tmp_path / "log"
+    suite.mkdir()
+    log.mkdir()
+    for name in "ab":
+        (suite / f"test_{name}.py").write_text(
+            "import os\n"
+            "from pathlib import Path\n"
+            f"LOG = Path({str(log)!r})\n"
+            f"def test_{name}(once):\n"
+            "    worker = os.environ['PYTEST_XDIST_WORKER']\n"
+            "    with once('thing') as thing:\n"
+            "        if not thing.exists():\n"
+            "            thing.write_text(worker)\n"
+            "            (LOG / ('made-by-' + worker)).touch()\n"
+            f"    (LOG / {name!r}).write_text(worker + ' ' + thing.read_text())\n"
+        )
+    done = pytest_in(suite, "-n", "2", "--dist", "loadfile")
     assert done.returncode == 0, done.stdout[-2000:]
-    workers = {name: (tmp_path / name).read_text() for name in "abcd"}
-    assert workers["a"] == workers["b"], f"the browser tests ran apart: {workers}"
-    assert len(set(workers.values())) == 2, f"one worker did everything: {workers}"
+    seen = {name: (log / name).read_text().split() for name in "ab"}
+    assert seen["a"][0] != seen["b"][0], f"one worker ran both files: {seen}"
+    assert len(list(log.glob("made-by-*"))) == 1, f"made more than once: {seen}"
+    assert seen["a"][1] == seen["b"][1], f"the workers saw different things: {seen}"
