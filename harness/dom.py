@@ -46,9 +46,38 @@ def ax_name(node: dict) -> str:
     return node.get("name", {}).get("value", "")
 
 
+# How often a wait checks its condition. Playwright's default checks at every animation frame,
+# which keeps the renderer producing frames the whole time a test waits; a timer does not.
+POLL_MS = 100
+
+
+def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
+    """Wait until the JavaScript function ``predicate`` (called with ``arg``) returns a truthy
+    value on ``page``, checked every POLL_MS; that value's handle. ``timeout`` in ms, as
+    Playwright's (its default when None). A function, not an expression string: Playwright
+    runs a string through eval, which the page's Content-Security-Policy refuses."""
+    return page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=POLL_MS)
+
+
 def next_frame(page) -> None:
     """Wait for the page's next two animation frames: what a change set is then drawn."""
     page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+# Whether an element's box is where it was two frames later.
+_STILL = """(el) => new Promise((resolve) => {
+  const before = JSON.stringify(el.getBoundingClientRect());
+  requestAnimationFrame(() => requestAnimationFrame(() =>
+    resolve(JSON.stringify(el.getBoundingClientRect()) === before)));
+})"""
+
+
+def in_view(locator) -> None:
+    """Scroll ``locator`` into view and wait until it stays put: the prose near the screen is
+    laid out only once it is near (content-visibility), and takes its real height then, which
+    moves what is below it after the scroll. A pointer placed before that lands elsewhere."""
+    locator.scroll_into_view_if_needed()
+    wait_until(locator.page, _STILL, arg=locator.element_handle())
 
 
 def tap(page, locator) -> None:

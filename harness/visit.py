@@ -5,7 +5,7 @@ wait on (`data-figures` on the root element: static, live, failed, outdated)."""
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.dom import next_frame
+from harness.dom import next_frame, wait_until
 
 PROBE = (Path(__file__).with_name("probe.js")).read_text()
 # Long enough for the slowest start (the ordinary one, installing the wheels) on a loaded
@@ -24,9 +24,8 @@ def instrument(context) -> None:
 
 def wait_for_figures(page, state: str, timeout_ms: int = LIVE_TIMEOUT_MS) -> None:
     """Wait until the page's figures are in ``state`` (static, live, failed or outdated)."""
-    # A function, not an expression string: Playwright runs a string through eval, which the
-    # page's Content-Security-Policy refuses.
-    page.wait_for_function(
+    wait_until(
+        page,
         "(state) => document.documentElement.dataset.figures === state",
         arg=state,
         timeout=timeout_ms,
@@ -36,7 +35,7 @@ def wait_for_figures(page, state: str, timeout_ms: int = LIVE_TIMEOUT_MS) -> Non
 def wait_idle(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> None:
     """Wait until the figures' worker has answered every change and view request the page sent
     (and two frames have passed, so that what an answer changed is drawn)."""
-    page.wait_for_function("() => harnessProbe.idle()", timeout=timeout_ms)
+    wait_until(page, "() => harnessProbe.idle()", timeout=timeout_ms)
     next_frame(page)
 
 
@@ -103,7 +102,8 @@ class Visit:
 
     def settled(self) -> str:
         """The figures' state once their start has ended: live, failed or outdated."""
-        self.page.wait_for_function(
+        wait_until(
+            self.page,
             "(ended) => ended.includes(document.documentElement.dataset.figures)",
             arg=["live", "failed", "outdated"],
             timeout=LIVE_TIMEOUT_MS,

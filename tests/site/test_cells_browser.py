@@ -15,6 +15,7 @@ import statistics
 import pytest
 from playwright.sync_api import expect
 
+from harness.dom import wait_until
 from harness.site import BASE
 from harness.site import POST2 as PAGE
 from harness.visit import LIVE_TIMEOUT_MS as TIMEOUT_MS
@@ -65,7 +66,8 @@ def run(v, number: int) -> None:
 
 
 def wait_run(v, number: int) -> None:
-    v.page.wait_for_function(
+    wait_until(
+        v.page,
         '(n) => { const el = document.querySelector(`[data-cell="${n}"]`);'
         " return el.dataset.running === 'false' && el.querySelector('.cell-note').textContent"
         " !== 'Running…'; }",
@@ -190,7 +192,7 @@ def fresh_page(visit):
 
 def test_run_pressed_before_python_is_ready_waits_and_says_so(fresh_page):
     v = fresh_page
-    v.page.wait_for_function("() => document.documentElement.dataset.cells === 'ready'")
+    wait_until(v.page, "() => document.documentElement.dataset.cells === 'ready'")
     cell(v, 1).get_by_role("button", name="Run").click()
     expect(cell(v, 1).locator(".cell-note")).to_contain_text("Waiting for the page's Python")
     wait_run(v, 1)
@@ -275,7 +277,8 @@ def test_each_exercise_fails_on_its_starter_and_passes_on_its_solution(live_post
             number,
         )
         section.get_by_role("button", name="Check").click()
-        v.page.wait_for_function(
+        wait_until(
+            v.page,
             '(n) => document.querySelector(`[data-exercise="${n}"]`).dataset.exerciseResult',
             arg=number,
             timeout=TIMEOUT_MS,

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from attention.basics import query_scores
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
-from harness.dom import ax_name, ax_nodes, ax_properties, ax_role
+from harness.dom import ax_name, ax_nodes, ax_properties, ax_role, wait_until
 from harness.site import POST1, SECTION33
 from harness.visit import until
 
@@ -148,7 +148,7 @@ def assert_busy_while_starting(v) -> None:
     """Right after a (re)start: the figures are waiting, busy, and their controls usable. (A
     Retry's click is answered at the page's next task: its state is read once it has left
     "failed".)"""
-    v.page.wait_for_function("() => document.documentElement.dataset.figures !== 'failed'")
+    wait_until(v.page, "() => document.documentElement.dataset.figures !== 'failed'")
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "static"
     assert_controls(v.page, disabled=False, busy=True)
 

@@ -14,7 +14,7 @@ an answer. The walk uses the session's shared pages."""
 
 import pytest
 
-from harness.dom import focus_before, next_frame
+from harness.dom import focus_before, next_frame, wait_until
 from harness.site import POST1, POST2, POST3
 from harness.visit import wait_idle
 
@@ -201,8 +201,10 @@ def walk_figure(page, figure_id: str) -> None:
             continue
         if kind == "tryit":  # the figure's own cell opens in the editor, which takes the focus
             page.keyboard.press("Enter")
-            page.wait_for_function(
-                "() => document.activeElement?.classList.contains('cm-content')", timeout=120_000
+            wait_until(
+                page,
+                "() => document.activeElement?.classList.contains('cm-content')",
+                timeout=120_000,
             )
             kind = "editor"
             operated.append("tryit")
@@ -213,7 +215,8 @@ def walk_figure(page, figure_id: str) -> None:
         if kind == "view-link":
             status = fig.locator(".fig-status")
             page.keyboard.press("Enter")
-            page.wait_for_function(
+            wait_until(
+                page,
                 "(el) => /^Link (copied|in the address bar)/.test(el.textContent)",
                 arg=status.element_handle(),
             )

@@ -12,6 +12,7 @@ from bokeh.plotting import figure
 
 import figures
 from formatting import integer, magnitude_text, num
+from harness.dom import wait_until
 from harness.site import path
 from pages import placed_figures, post1, post2, post3
 from tests.figures.test_plot_data import data_spec, plots_of
@@ -90,7 +91,7 @@ def read(page) -> dict[str, dict]:
     when it opens, and redrawn while it is open)."""
     boxes = "[...document.querySelectorAll('details.fig-data')]"
     page.evaluate(f"() => {boxes}.forEach((d) => d.open = true)")
-    page.wait_for_function(f"() => {boxes}.every((d) => d.querySelector('table'))")
+    wait_until(page, f"() => {boxes}.every((d) => d.querySelector('table'))")
     return {fig["id"]: fig for fig in page.evaluate(_READ)}
 
 

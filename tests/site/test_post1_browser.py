@@ -35,6 +35,7 @@ from figures import (
     three_steps,
 )
 from formatting import integer, num, percent, vec
+from harness.dom import wait_until
 from harness.site import path
 from pages import placed_figures, post1
 from tests.figures.probe import readouts
@@ -160,5 +161,5 @@ def test_tapping_a_bar_selects_that_token_in_all_three_panels(post):
     axis = 50
     x = box["x"] + axis + (box["width"] - axis - 10) * (starts + 0.5) / len(TOKENS)
     post.page.mouse.click(x, box["y"] + 0.75 * box["height"])  # low: every bar reaches it
-    post.page.wait_for_function(f"() => ({SELECTED})().some((s) => s.length === 1)")
+    wait_until(post.page, f"() => ({SELECTED})().some((s) => s.length === 1)")
     assert post.page.evaluate(SELECTED) == [[starts]]

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from figures import module
 from figures.viewstate import View
+from harness.dom import wait_until
 from harness.site import POST3
 from pages import placed_figures, post3
 from tests.figures.probe import readouts
@@ -81,7 +82,8 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
         handle = figure.locator(".noUi-handle").first
         handle.focus()
         handle.press("ArrowRight")
-    live3.page.wait_for_function(
+    wait_until(
+        live3.page,
         """([id, before]) => {
           const now = harnessProbe.readouts(id);
           return Object.keys(before).some((k) => now[k] !== before[k]);
@@ -100,7 +102,8 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
     assert params, "the key press changed no control"
     agree(figure_id, shown(live3, figure_id), cpython(figure_id, params))
     figure.get_by_role("button", name="Reset").click()
-    live3.page.wait_for_function(
+    wait_until(
+        live3.page,
         "(id) => !new URLSearchParams(location.search).toString().includes(id + '.')",
         arg=figure_id,
     )

@@ -7,6 +7,7 @@ shared page of post 1."""
 
 import pytest
 
+from harness.dom import wait_until
 from harness.site import POST1
 from harness.visit import LIVE_TIMEOUT_MS
 
@@ -27,7 +28,7 @@ DEEP = """(selector) => {
 
 def deep(page, selector: str):
     """The element, once drawn: a figure off screen may still be drawing when the page is live."""
-    return page.wait_for_function(DEEP, arg=selector, timeout=LIVE_TIMEOUT_MS)
+    return wait_until(page, DEEP, arg=selector, timeout=LIVE_TIMEOUT_MS)
 
 
 def live_page(live, **preferences):

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.dom import wait_until
 from harness.site import BASE, POST1, SECTION33
 from harness.visit import Visit, until
 from sitebuild import cache as runtime_cache
@@ -84,7 +85,7 @@ def prose(v) -> str:
 
 def assert_live_on_b(page) -> None:
     """Live from the snapshot, the worker running B's script."""
-    page.wait_for_function("() => document.documentElement.dataset.figures === 'live'")
+    wait_until(page, "() => document.documentElement.dataset.figures === 'live'")
     assert page.evaluate("document.documentElement.dataset.start") == "snapshot"
     workers = [w for w in page.workers if "/worker.js" in w.url]
     assert workers and all(w.evaluate(WORKER_BUILD) == MARK for w in workers)

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
+from harness.dom import wait_until
 from harness.site import POST1
 from harness.visit import Visit
 
@@ -29,7 +30,7 @@ def saving_data(browser, url: str) -> Visit:
     v = Visit(browser, url, init_scripts=[SAVE_DATA])
     v.wait_for("static")
     assert v.page.evaluate("() => navigator.connection.saveData") is True
-    v.page.wait_for_function("() => performance.getEntriesByName('prerender-complete').length")
+    wait_until(v.page, "() => performance.getEntriesByName('prerender-complete').length")
     assert v.page.evaluate("() => harnessProbe.sent.start") is None, "a worker was started"
     return v
 

@@ -9,7 +9,7 @@ reader's system switches it."""
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from harness.dom import next_frame
+from harness.dom import next_frame, wait_until
 from harness.site import POST2 as POST
 
 pytestmark = pytest.mark.browser
@@ -50,7 +50,7 @@ def contrast(a, b) -> float:
 
 def plot_corner(page, figure_id: str = FIGURE) -> list[int]:
     page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
-    page.wait_for_function(f"() => ({PLOT_CORNER})({figure_id!r}) !== null", timeout=30_000)
+    wait_until(page, f"() => ({PLOT_CORNER})({figure_id!r}) !== null", timeout=30_000)
     next_frame(page)  # Bokeh paints at the next frame
     return page.evaluate(PLOT_CORNER, figure_id)
 
@@ -60,7 +60,8 @@ def corner_is(page, want: list[int], figure_id: str = FIGURE) -> bool:
     scheme is painted at a later frame, so this waits for the page to paint it (or 10 s)."""
     page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
     try:
-        page.wait_for_function(
+        wait_until(
+            page,
             f"""([id, want]) => {{
               const got = ({PLOT_CORNER})(id);
               return got !== null && got.every((c, i) => Math.abs(c - want[i]) <= 2);
@@ -100,7 +101,7 @@ def test_the_page_follows_the_system_scheme(live, scheme):
     page = v.page
     page.emulate_media(color_scheme=scheme)
     # The page hears of the system's change by an event, at its next task.
-    page.wait_for_function("(s) => document.documentElement.dataset.scheme === s", arg=scheme)
+    wait_until(page, "(s) => document.documentElement.dataset.scheme === s", arg=scheme)
     pressed = page.get_attribute("#scheme-toggle", "aria-pressed")
     assert pressed == ("true" if scheme == "dark" else "false")
     paper = page.evaluate("getComputedStyle(document.body).backgroundColor")

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from attention.basics import attend, contributions, dot_terms, query_scores, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from formatting import num, vec
-from harness.dom import ACTIVE, ax_nodes, ax_properties, focus_in_tab_order, tap, untouch
+from harness.dom import ACTIVE, ax_nodes, ax_properties, focus_in_tab_order, in_view, tap, untouch
 from harness.site import SECTION33 as PAGE
 from harness.visit import DESKTOP, PHONE
 
@@ -46,7 +46,10 @@ def page(request):
 
 
 def figure(page, figure_id: str):
-    return page.locator(f'[data-figure="{figure_id}"]')
+    """The figure, on screen and at rest, ready to be pointed at."""
+    fig = page.locator(f'[data-figure="{figure_id}"]')
+    in_view(fig)
+    return fig
 
 
 def shown(fig) -> str:

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
+from harness.dom import wait_until
 from harness.site import POST1, SECTION33, WITH_FIGURES
 from sitebuild import snapshot
 from tests.site.test_failure_paths_browser import Console, assert_controls
@@ -98,7 +99,7 @@ def answered_by(visit, pattern: str, handler, path: str = POST1) -> list[str]:
     if path == POST1:
         assert_live_and_computing(v)
     assert_controls(v.page, disabled=False, busy=False)
-    v.page.wait_for_function("() => harnessProbe.received.rehearsed === 1")
+    wait_until(v.page, "() => harnessProbe.received.rehearsed === 1")
     console.assert_clean()
     return reasons
 

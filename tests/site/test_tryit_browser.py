@@ -13,6 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from figures import module, tryit
+from harness.dom import wait_until
 from harness.site import POST1
 from harness.visit import LIVE_TIMEOUT_MS as TIMEOUT_MS
 
@@ -45,7 +46,8 @@ def try_it(v) -> None:
 
 
 def wait_run(v) -> None:
-    v.page.wait_for_function(
+    wait_until(
+        v.page,
         "(id) => { const el = document.querySelector(`[data-cell='${id}']`);"
         " return el.dataset.running === 'false' && !el.querySelector('[data-cell-output]').hidden"
         " && el.querySelector('.cell-note').textContent !== 'Running…'; }",
@@ -113,7 +115,7 @@ def test_a_linked_view_is_what_try_it_loads_after_the_rehearsal(tryit_page, serv
     v.page.goto(server_url + POST1 + f"?{FIGURE}.query-token=with#figure-{FIGURE}")
     v.wait_for("live")
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for with")
-    v.page.wait_for_function("() => harnessProbe.received.rehearsed === 1", timeout=TIMEOUT_MS)
+    wait_until(v.page, "() => harnessProbe.received.rehearsed === 1", timeout=TIMEOUT_MS)
     try_it(v)
     assert "query='with'" in v.page.locator(f'[data-cell="{CELL}"] .cm-content').text_content()
     assert output(v) == readout_lines(v)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.dom import wait_until
 from sitebuild import cache as runtime_cache
 from sitebuild.serve import LIVE
 
@@ -35,7 +36,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def wait_until(check: Callable[[], object], timeout: float, what: str):
+def served_when(check: Callable[[], object], timeout: float, what: str):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if result := check():
@@ -89,7 +90,7 @@ def served(tmp_path_factory, cache):
             shutil.copy(source, tree / name)
     server = Served(tree, cache)
     try:
-        wait_until(lambda: server.state().get("build", "0") != "0", FIRST_BUILD_S, "first build")
+        served_when(lambda: server.state().get("build", "0") != "0", FIRST_BUILD_S, "first build")
         yield server
     finally:
         server.process.terminate()
@@ -107,7 +108,8 @@ def opened(served, browser):
 
 def reloaded_with(page, text: str) -> None:
     """The page reloaded by itself (a mark left on the old one is gone) and shows ``text``."""
-    page.wait_for_function(
+    wait_until(
+        page,
         # Between the old page and the new one's first parse there is no body yet.
         "text => !window.__beforeEdit && (document.body?.textContent ?? '').includes(text)",
         arg=text,
@@ -119,14 +121,14 @@ def reloaded_with(page, text: str) -> None:
 def test_an_edit_to_a_template_is_served_and_the_page_reloads(served, opened):
     opened.evaluate("window.__beforeEdit = true")
     served.edit("templates/post1.html", "Take a sentence", "Watched-template take a sentence")
-    wait_until(lambda: "Watched-template" in served.get(PAGE), EDIT_S, "the template's edit")
+    served_when(lambda: "Watched-template" in served.get(PAGE), EDIT_S, "the template's edit")
     reloaded_with(opened, "Watched-template")
 
 
 def test_an_edit_to_a_figure_module_is_served_and_the_page_reloads(served, opened):
     opened.evaluate("window.__beforeEdit = true")
     served.edit("figures/depth.py", 'TITLE = "How far', 'TITLE = "Watched-figure how far')
-    wait_until(lambda: "Watched-figure" in served.get(PAGE), EDIT_S, "the figure's edit")
+    served_when(lambda: "Watched-figure" in served.get(PAGE), EDIT_S, "the figure's edit")
     reloaded_with(opened, "Watched-figure")
 
 
@@ -138,7 +140,7 @@ def test_a_broken_figure_shows_its_error_and_the_last_build_stays(served, opened
         if text.startswith("TITLE = = ")
     )
     place = f"figures/depth.py:{line}: SyntaxError"
-    wait_until(lambda: place in served.terminal(), EDIT_S, "the error in the terminal")
+    served_when(lambda: place in served.terminal(), EDIT_S, "the error in the terminal")
     banner = opened.locator("[data-live-error]")
     banner.wait_for(timeout=EDIT_S * 1000)
     assert place in banner.text_content()
@@ -146,7 +148,7 @@ def test_a_broken_figure_shows_its_error_and_the_last_build_stays(served, opened
     assert "Watched-figure" in served.get(PAGE)  # the last good build
 
     served.edit("figures/depth.py", "TITLE = = ", "TITLE = ")
-    wait_until(lambda: served.state().get("error", "") is None, EDIT_S, "the error cleared")
+    served_when(lambda: served.state().get("error", "") is None, EDIT_S, "the error cleared")
     banner.wait_for(state="detached", timeout=EDIT_S * 1000)
     assert re.search(r"rebuilt in [\d.]+ s", served.terminal().split(place)[-1])
 

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
+from harness.dom import wait_until
 from harness.site import POST1
 from tests.site.test_snapshot_browser import assert_live_and_computing, start_of
 
@@ -45,7 +46,7 @@ def test_a_failed_rehearsal_leaves_the_figures_live(visit):
     v.wait_for("live")
     assert start_of(v) == "snapshot"
     # The rehearsal runs once the page is live, one figure per task; then the worker says so.
-    v.page.wait_for_function("() => harnessProbe.received.rehearsed === 1")
+    wait_until(v.page, "() => harnessProbe.received.rehearsed === 1")
     status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
     assert status.startswith("Live:"), status
     assert [w for w in warnings if "rehearsing three-steps failed" in w], warnings
