@@ -5,25 +5,22 @@ CPython, the build's pure parts and the page scripts' logic in Node. It leaves o
 that needs what takes minutes to make: the whole site built (and its memory snapshot), the
 pinned runtime downloaded or unpacked, or a browser. The whole suite stays what CI runs.
 
-Both run on pytest-xdist's workers, one per core, a file's tests in one worker. In the whole
-suite the slow files go first, the quick ones fill in after them; what the workers of one run
-share (the site's build, the runtime's cache) the first worker that needs it makes, under a
-lock (``once``), and the others find it made.
+Both run on pytest-xdist's workers, one per core. The fast tier keeps a file's tests in one
+worker. In the whole suite every test of the slow kind above runs in one worker, in order
+(group "site"): the browser tests share one build and one live page per page, and nothing
+else touches the runtime's cache; the other tests run beside them.
 """
 
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from filelock import FileLock
 from hypothesis import settings
 
 from harness import chromium
-from sitebuild.cache import CACHE_ENV, default_cache_dir, ensure_cache
+from sitebuild.cache import CACHE_ENV
 from tests import strategies
 
 # Speed is measured by the benchmark, not by tests: on a loaded 2-core machine the first call
@@ -34,7 +31,8 @@ settings.register_profile("fast", parent=settings.get_profile("project"), max_ex
 settings.load_profile("project")
 
 # A test that asks for one of these, directly or through another fixture, is not in the fast
-# tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache (below).
+# tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache
+# (tests/sitebuild/conftest.py).
 SLOW_FIXTURES = {"site", "browser", "cache"}
 
 
@@ -86,40 +84,16 @@ def is_slow(item) -> bool:
     )
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config, items):
     slow = [item for item in items if is_slow(item)]
-    quick = [item for item in items if not is_slow(item)]
-    if config.getoption("--fast"):
-        if slow:
-            config.hook.pytest_deselected(items=slow)
-        items[:] = quick
-    else:  # the longest files start first; pytest-xdist keeps this order (./dev test)
-        items[:] = slow + quick
-
-
-@pytest.fixture(scope="session")
-def once(tmp_path_factory):
-    """``with once("site") as folder:`` holds a lock that every pytest-xdist worker of this run
-    shares, and hands a folder of that name that they share too: what the first worker makes
-    there, the others wait for and find made."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's folder; each worker's own is inside it
-
-    @contextmanager
-    def hold(name: str) -> Iterator[Path]:
-        with FileLock(root / f"{name}.lock"):
-            yield root / name
-
-    return hold
-
-
-@pytest.fixture(scope="session")
-def cache(once) -> Path:
-    """The project's runtime cache (sitebuild/cache.py): filled by one worker if it is not yet
-    (``./dev test`` fills it before pytest), re-hashed by each."""
-    with once("runtime-cache"):
-        return ensure_cache(default_cache_dir(), log=lambda _: None)
+    if not config.getoption("--fast"):
+        for item in slow:
+            item.add_marker(pytest.mark.xdist_group("site"))
+        return
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if item not in slow]
 
 
 # The Python workers the browser tests started (harness/chromium.py counts them), handed by

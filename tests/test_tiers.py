@@ -64,28 +64,25 @@ def test_a_fast_tier_test_that_fills_the_runtime_cache_fails_the_run(tmp_path):
     assert "The fast tier filled a runtime cache" in filled.stdout
 
 
-def test_the_workers_of_a_run_make_what_they_share_once(tmp_path):
-    """./dev test's workers (tests/conftest.py's ``once``): two files, one in each worker, ask
-    for the same thing; the first makes it, the other finds it made."""
-    suite, log = tmp_path / "suite", tmp_path / "log"
-    suite.mkdir()
-    log.mkdir()
-    for name in "ab":
-        (suite / f"test_{name}.py").write_text(
-            "import os\n"
-            "from pathlib import Path\n"
-            f"LOG = Path({str(log)!r})\n"
-            f"def test_{name}(once):\n"
-            "    worker = os.environ['PYTEST_XDIST_WORKER']\n"
-            "    with once('thing') as thing:\n"
-            "        if not thing.exists():\n"
-            "            thing.write_text(worker)\n"
-            "            (LOG / ('made-by-' + worker)).touch()\n"
-            f"    (LOG / {name!r}).write_text(worker + ' ' + thing.read_text())\n"
-        )
-    done = pytest_in(suite, "-n", "2", "--dist", "loadfile")
+def test_the_whole_suite_keeps_the_browser_tests_to_one_worker(tmp_path):
+    """./dev test's workers (tests/conftest.py): the browser and build tests all run in one
+    pytest-xdist worker, which holds the one build and the shared pages; the rest anywhere."""
+    suite, out = tmp_path / "suite", tmp_path / "out"
+    suite.mkdir(), out.mkdir()
+    (suite / "test_where.py").write_text(
+        "import os, pytest\n"
+        "from pathlib import Path\n"
+        f"OUT = Path({str(out)!r})\n"
+        "def where(name): (OUT / name).write_text(os.environ['PYTEST_XDIST_WORKER'])\n"
+        "@pytest.mark.browser\n"
+        "def test_a(): where('a')\n"
+        "@pytest.mark.browser\n"
+        "def test_b(): where('b')\n"
+        "def test_c(): where('c')\n"
+        "def test_d(): where('d')\n"
+    )
+    done = pytest_in(suite, "-n", "2", "--dist", "loadgroup")
     assert done.returncode == 0, done.stdout[-2000:]
-    seen = {name: (log / name).read_text().split() for name in "ab"}
-    assert seen["a"][0] != seen["b"][0], f"one worker ran both files: {seen}"
-    assert len(list(log.glob("made-by-*"))) == 1, f"made more than once: {seen}"
-    assert seen["a"][1] == seen["b"][1], f"the workers saw different things: {seen}"
+    workers = {name: (out / name).read_text() for name in "abcd"}
+    assert workers["a"] == workers["b"], f"the browser tests ran apart: {workers}"
+    assert len(set(workers.values())) == 2, f"one worker did everything: {workers}"

@@ -1,6 +1,5 @@
-"""Fixtures for the site tests: one build under a sub-path for the whole run, and in each
-pytest-xdist worker one server, one browser and one live page per page of the site, shared by
-every test that only reads or moves the figures.
+"""Fixtures for the site tests: one build under a sub-path, one server, one browser, and one
+live page per page of the site, shared by every test that only reads or moves the figures.
 
 The shared pages (``live``) are what keeps the suite fast: a Python start is the dearest thing
 a browser test does. A test that needs a worker of its own (a start that fails or falls back,
@@ -8,7 +7,6 @@ a redeploy, a cold start, a page served differently) opens one with ``visit`` an
 """
 
 import hashlib
-import shutil
 import subprocess
 import tarfile
 from collections.abc import Iterator
@@ -28,32 +26,26 @@ AXE_CACHE = Path(__file__).resolve().parents[2] / ".cache" / "axe"
 
 
 @pytest.fixture(scope="session")
-def axe_source(once) -> str:
+def axe_source() -> str:
     """axe.min.js from the pinned npm tarball, packed once into the project's cache."""
     tarball = AXE_CACHE / f"axe-core-{AXE_VERSION}.tgz"
-    with once("axe"):
-        if not tarball.exists():
-            AXE_CACHE.mkdir(parents=True, exist_ok=True)
-            subprocess.run(
-                ["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_CACHE)],
-                check=True,
-                capture_output=True,
-            )
+    if not tarball.exists():
+        AXE_CACHE.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            ["npm", "pack", f"axe-core@{AXE_VERSION}", "--pack-destination", str(AXE_CACHE)],
+            check=True,
+            capture_output=True,
+        )
     assert hashlib.sha256(tarball.read_bytes()).hexdigest() == AXE_SHA256
     with tarfile.open(tarball) as tar:
         return tar.extractfile("package/axe.min.js").read().decode()
 
 
 @pytest.fixture(scope="session")
-def site(once, cache) -> Path:
-    """The whole site, built once per test run under BASE, as the deploy builds it: by the first
-    pytest-xdist worker that asks, and read by every worker. No test writes into it."""
-    with once("site") as out:
-        if not out.exists():
-            building = out.with_name("site-building")  # a build that failed is built again
-            shutil.rmtree(building, ignore_errors=True)
-            build_site(building)
-            building.rename(out)
+def site(tmp_path_factory) -> Path:
+    """The whole site, built once per test session under BASE, as the deploy builds it."""
+    out = tmp_path_factory.mktemp("site")
+    build_site(out)
     return out
 
 

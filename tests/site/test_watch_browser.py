@@ -48,11 +48,11 @@ def served_when(check: Callable[[], object], timeout: float, what: str):
 class Served:
     """`build.py serve` running in a copy of the sources, its terminal output kept."""
 
-    def __init__(self, tree: Path, cache: Path):
+    def __init__(self, tree: Path):
         self.tree, self.port = tree, free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.log = tree / "terminal.txt"
-        env = {**os.environ, runtime_cache.CACHE_ENV: str(cache)}
+        env = {**os.environ, runtime_cache.CACHE_ENV: str(runtime_cache.default_cache_dir())}
         with self.log.open("w") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "build.py", "serve", "--port", str(self.port)],
@@ -80,7 +80,7 @@ class Served:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, cache):
+def served(tmp_path_factory):
     tree = tmp_path_factory.mktemp("tree")
     for name in COPIED:
         source = ROOT / name
@@ -88,7 +88,7 @@ def served(tmp_path_factory, cache):
             shutil.copytree(source, tree / name, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy(source, tree / name)
-    server = Served(tree, cache)
+    server = Served(tree)
     try:
         served_when(lambda: server.state().get("build", "0") != "0", FIRST_BUILD_S, "first build")
         yield server

@@ -1,5 +1,7 @@
-"""Fixtures for the runtime's tests: the real runtime cache's manifest and the official lock
-(the cache itself: tests/conftest.py)."""
+"""Fixtures for the runtime's tests: the real runtime cache, its manifest, the official lock.
+
+The first run fills the cache through npm and pip; later runs only re-hash it.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +12,12 @@ import pytest
 
 from sitebuild import cache as runtime_cache
 from sitebuild import pins
+from tests.sitebuild.wheelmaking import quiet
+
+
+@pytest.fixture(scope="session")
+def cache() -> Path:
+    return runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=quiet)
 
 
 @pytest.fixture(scope="session")
