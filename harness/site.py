@@ -17,6 +17,11 @@ SITE_URL = f"https://example.github.io{BASE}"
 SOURCE_URL = "https://github.com/example/attention-explained/blob/main/"
 
 
+# Where a site built for this test session already is (harness/prepare.py); unset, the session
+# builds its own.
+SITE_ENV = "ATTENTION_TEST_SITE"
+
+
 def build_site(out: Path):
     """The whole site built into ``out`` as the browser tests read it: under BASE, with the
     deploy's URLs, memory snapshot and all."""

@@ -7,6 +7,7 @@ a redeploy, a cold start, a page served differently) opens one with ``visit`` an
 """
 
 import hashlib
+import os
 import subprocess
 import tarfile
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ import pytest
 
 from harness import chromium
 from harness.dom import next_frame, reset_screen
-from harness.site import BASE, build_site, has_figures
+from harness.site import BASE, SITE_ENV, build_site, has_figures
 from harness.visit import DESKTOP, Visit, wait_idle
 from sitebuild.serve import serve_in_thread
 
@@ -43,7 +44,10 @@ def axe_source() -> str:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
-    """The whole site, built once per test session under BASE, as the deploy builds it."""
+    """The whole site under BASE, as the deploy builds it, once per run: the build that
+    ``./dev test`` made before the session (harness/prepare.py), else one built here."""
+    if prepared := os.environ.get(SITE_ENV):
+        return Path(prepared)
     out = tmp_path_factory.mktemp("site")
     build_site(out)
     return out
