@@ -1,5 +1,6 @@
 """Code shown on a page is run at build time; its printed output is shown beneath it."""
 
+import ast
 import contextlib
 import io
 import json
@@ -84,13 +85,26 @@ def runner():
 
 def execute(code: str, namespace: dict) -> str:
     """Run ``code`` in ``namespace``; return what it printed. A failure fails the build."""
+    return execute_cell(code, namespace)[0]
+
+
+def execute_cell(code: str, namespace: dict) -> tuple[str, str | None]:
+    """Run ``code`` in ``namespace`` as a notebook runs a cell: return what it printed and the
+    repr of its last line's value, if that line is an expression with one (else None). A
+    failure fails the build."""
     out = io.StringIO()
+    shown = None
     try:
         with contextlib.redirect_stdout(out), np.printoptions(**ARRAY_PRINT):
-            exec(compile(code, SNIPPET, "exec"), namespace)
+            tree = ast.parse(code, SNIPPET)
+            last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            exec(compile(tree, SNIPPET, "exec"), namespace)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), SNIPPET, "eval"), namespace)
+                shown = None if value is None else repr(value)
     except Exception as err:
         raise BuildError(failure(code, err)) from err
-    return out.getvalue().rstrip("\n")
+    return out.getvalue().rstrip("\n"), shown
 
 
 def cell_html(key: str, code: str, printed: str, label: str = "", solo: bool = False) -> Markup:

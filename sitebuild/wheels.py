@@ -116,10 +116,17 @@ def project_spec(root: Path) -> tuple[str, str, list[str]]:
     return project["name"], project["version"], pyproject["tool"]["setuptools"]["packages"]
 
 
+def project_wheel_name(root: Path) -> str:
+    """The file name of the project's own wheel: ``attention_explained-0.1.0-py3-none-any.whl``."""
+    name, version, _ = project_spec(root)
+    return f"{canonicalize_name(name).replace('-', '_')}-{version}-py3-none-any.whl"
+
+
 def project_wheel(root: Path, dest: Path) -> Path:
     """The project's own pure wheel (its packages' .py files) in ``dest``, for the browser."""
     name, version, packages = project_spec(root)
-    stem = f"{canonicalize_name(name).replace('-', '_')}-{version}"
+    wheel_name = project_wheel_name(root)
+    stem = wheel_name.removesuffix("-py3-none-any.whl")
     files: dict[str, bytes] = {}
     for package in packages:
         for path in sorted((root / package).rglob("*.py")):
@@ -130,4 +137,4 @@ def project_wheel(root: Path, dest: Path) -> Path:
     files[f"{dist_info}/WHEEL"] = PROJECT_WHEEL_FILE
     files[f"{dist_info}/top_level.txt"] = "\n".join(packages).encode() + b"\n"
     files[f"{dist_info}/RECORD"] = b""
-    return write_wheel(Path(dest) / f"{stem}-py3-none-any.whl", files)
+    return write_wheel(Path(dest) / wheel_name, files)
