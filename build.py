@@ -32,6 +32,7 @@ from sitebuild import (
     hashed,
     install,
     mathtex,
+    notebook,
     pins,
     preview,
     snapshot,
@@ -40,7 +41,7 @@ from sitebuild import (
 )
 from sitebuild import frame as series
 from sitebuild import references as bibliography
-from sitebuild.wheels import project_wheel
+from sitebuild.wheels import project_wheel, project_wheel_name
 
 ROOT = Path(__file__).resolve().parent
 VENDOR = "vendor"  # under site/: BokehJS, Panel's JS/CSS and KaTeX
@@ -215,6 +216,7 @@ def environment(templates: Path) -> jinja2.Environment:
     )
     env.globals["frame"] = series.Frame(series.local_url("/"))  # build() sets the public one
     env.globals["exercise"] = lambda number: snippets.exercise_html(exercises.by_number(number))
+    env.globals["notebook"] = notebook.pending  # the post's notebook, named once it is written
     return env
 
 
@@ -322,8 +324,11 @@ def write_pages(
     ``meta``: the site's snapshot, which every page with figures restores ({}: none)."""
     url = hashed.urls(built.moved, built.base)
     restore = snapshot.page_config(url, meta) if meta else None
+    notebooks = write_notebooks(built, prose)
     html = {}
     for page, (text, ids) in prose.items():
+        if page.SLUG in notebooks:
+            text = text.replace(notebook.pending(page), built.base + notebooks[page.SLUG].path)
         args = (built.base, ids, built.packages, restore, built.moved, prerender)
         with checks.building_figures(page, {fid: module(fid) for fid in ids}):
             live = add_live_figures(built.env, text, *args) if ids else None
@@ -335,7 +340,23 @@ def write_pages(
         target = built.out / page.SLUG / "index.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text)
+    built.env.globals["frame"] = replace(built.env.globals["frame"], notebooks=notebooks)
     series.write(built.env, built.out, built.base, pages.all_pages(), pages.posts())
+
+
+def write_notebooks(built: Built, prose: dict) -> dict[str, notebook.Notebook]:
+    """Each post as a Jupyter notebook (sitebuild/notebook.py), by slug, content-hashed under
+    notebooks/, its first cell installing the project's wheel from the site's public URL."""
+    shutil.rmtree(built.out / notebook.FOLDER, ignore_errors=True)  # a rebuild's old ones
+    frame = built.env.globals["frame"]
+    wheel = frame.url + built.moved[f"runtime/{project_wheel_name(ROOT)}"]
+    written = {}
+    for page in pages.posts():
+        book = notebook.build(page, prose[page][0], frame.page_url(page), wheel)
+        rel = notebook.write(built.out, page, book)
+        path = hashed.move_each(built.out, [rel])[rel]
+        written[page.SLUG] = notebook.Notebook(path, (built.out / path).stat().st_size)
+    return written
 
 
 def serve(out: Path, base: str, port: int) -> None:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from sitebuild.wheels import read_pyproject
 
 if TYPE_CHECKING:
+    from sitebuild.notebook import Notebook
     from sitebuild.preview import Card
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,7 +87,8 @@ def day(page: ModuleType, name: str) -> date | None:
 class Frame:
     """The site-wide facts the frame prints: its public URL (ending with the base path),
     where its source is browsed (a URL a repository path is appended to, or None) and the
-    link-preview images, by page slug ("": the index page's, the site's)."""
+    link-preview images, by page slug ("": the index page's, the site's), and the posts'
+    notebooks, by slug (sitebuild/notebook.py; empty until the build wrote them)."""
 
     url: str
     source: str | None = None
@@ -94,6 +96,7 @@ class Frame:
     author: str = AUTHOR
     licence: str = LICENCE
     cards: dict[str, Card] = field(default_factory=dict)
+    notebooks: dict[str, Notebook] = field(default_factory=dict)
 
     def page_url(self, page: ModuleType) -> str:
         return f"{self.url}{page.SLUG}/" if page.SLUG else self.url
@@ -106,6 +109,9 @@ class Frame:
     def image_url(self, card: Card) -> str:
         """A preview image's absolute URL: crawlers need one."""
         return self.url + card.path
+
+    def notebook(self, page: ModuleType) -> Notebook | None:
+        return self.notebooks.get(page.SLUG)
 
     def source_of(self, page: ModuleType) -> str | None:
         return f"{self.source}templates/{page.TEMPLATE}" if self.source else None

@@ -77,6 +77,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         ".js": "text/javascript",
         ".mjs": "text/javascript",
         ".whl": "application/zip",
+        ".ipynb": "application/x-ipynb+json",  # the posts' notebooks (sitebuild/notebook.py)
     }
 
     def translate_path(self, path: str) -> str:

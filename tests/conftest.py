@@ -20,6 +20,7 @@ import pytest
 from hypothesis import settings
 
 from harness import chromium
+from harness.site import SITE_ENV
 from sitebuild.cache import CACHE_ENV
 from tests import strategies
 
@@ -32,8 +33,12 @@ settings.load_profile("project")
 
 # A test that asks for one of these, directly or through another fixture, is not in the fast
 # tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache
-# (tests/sitebuild/conftest.py).
-SLOW_FIXTURES = {"site", "browser", "cache"}
+# (tests/sitebuild/conftest.py). In the whole suite these run in the one "site" worker
+# (in_site_worker).
+SITE_FIXTURES = {"site", "browser", "cache"}
+# Slow too, but sharing nothing with the site's tests, so free to run beside them: a Jupyter
+# kernel in a Python environment of its own (tests/sitebuild/test_notebook_kernel.py).
+SLOW_FIXTURES = SITE_FIXTURES | {"kernel"}
 
 
 def pytest_addoption(parser):
@@ -78,10 +83,23 @@ def pytest_sessionfinish(session):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
-def is_slow(item) -> bool:
+def needs(item, fixtures: set[str]) -> bool:
     return item.get_closest_marker("browser") is not None or bool(
-        SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+        fixtures & set(getattr(item, "fixturenames", ()))
     )
+
+
+def is_slow(item) -> bool:
+    return needs(item, SLOW_FIXTURES)
+
+
+def in_site_worker(item) -> bool:
+    """Whether a slow test runs in the "site" worker: it needs a browser or the runtime's
+    cache, which that worker owns; or the built site, unless ``./dev test`` built it before the
+    session (SITE_ENV), when the site is a folder every worker only reads."""
+    if needs(item, SITE_FIXTURES - {"site"}):
+        return True
+    return needs(item, {"site"}) and SITE_ENV not in os.environ
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
@@ -89,7 +107,8 @@ def pytest_collection_modifyitems(config, items):
     slow = [item for item in items if is_slow(item)]
     if not config.getoption("--fast"):
         for item in slow:
-            item.add_marker(pytest.mark.xdist_group("site"))
+            if in_site_worker(item):
+                item.add_marker(pytest.mark.xdist_group("site"))
         return
     if slow:
         config.hook.pytest_deselected(items=slow)

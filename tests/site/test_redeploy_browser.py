@@ -27,6 +27,7 @@ import pytest
 from harness.dom import wait_until
 from harness.site import BASE, POST1, SECTION33
 from harness.visit import Visit, until
+from pages import post1
 from sitebuild import cache as runtime_cache
 from sitebuild.serve import serve_in_thread, switch_root
 
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROSE = ROOT / "templates" / "post1.html"  # post 1's prose: a page, not a figure
 SCRIPT = ROOT / "static" / "restore.js"  # fetched by the worker once it starts
 MARK = "(build B)"
-HASHED = re.compile(r"(static|vendor|runtime)/(snapshots/)?[0-9a-f]{12}/")
+HASHED = re.compile(r"(static|vendor|runtime|notebooks)/(snapshots/)?[0-9a-f]{12}/")
 # What the tree copy for build B leaves out: the environment, caches, build output.
 NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "site", "node_modules", "__pycache__", "*.egg-info", ".*_cache"
@@ -92,19 +93,21 @@ def assert_live_on_b(page) -> None:
 
 
 def test_build_b_differs_from_a_in_its_changed_files_only(site, site_b):
-    """What the redeploy below is about: post 1's page and the worker's snapshot script."""
+    """What the redeploy below is about: post 1's page (and so its notebook) and the worker's
+    snapshot script."""
     assert MARK not in (site / POST1 / "index.html").read_text()
     assert MARK in (site_b / POST1 / "index.html").read_text()
     a, b = hashed_files(site), hashed_files(site_b)
-    assert [rel.rsplit("/", 1)[1] for rel in sorted(a - b)] == ["restore.js"]
-    assert [rel.rsplit("/", 1)[1] for rel in sorted(b - a)] == ["restore.js"]
+    changed = [f"{post1.SLUG}.ipynb", "restore.js"]
+    assert [rel.rsplit("/", 1)[1] for rel in sorted(a - b)] == changed
+    assert [rel.rsplit("/", 1)[1] for rel in sorted(b - a)] == changed
     assert any("/snapshots/" in rel for rel in a & b)  # one heap for both: reused
 
 
 def hashed_files(out: Path) -> set[str]:
     return {
         p.relative_to(out).as_posix()
-        for top in ("static", "vendor", "runtime")
+        for top in ("static", "vendor", "runtime", "notebooks")
         for p in (out / top).rglob("*")
         if p.is_file()
     }
@@ -157,13 +160,15 @@ def test_a_page_left_open_whose_next_file_is_gone_offers_a_reload(browser, host,
 
 
 def test_no_page_names_a_file_without_its_hash(site):
-    """Every runtime/, static/ and vendor/ file sits in a hashed folder, and every page, its
-    config and the lock name files only there, and only files that exist."""
+    """Every runtime/, static/, vendor/ and notebooks/ file sits in a hashed folder, and every
+    page, its config and the lock name files only there, and only files that exist."""
     assert not [rel for rel in hashed_files(site) if not HASHED.match(rel)]
     named = []
     for html in site.rglob("index.html"):
         text = html.read_text()
-        named += re.findall(rf'(?:src|href)="{BASE}((?:static|vendor|runtime)/[^"]*)"', text)
+        named += re.findall(
+            rf'(?:src|href)="{BASE}((?:static|vendor|runtime|notebooks)/[^"]*)"', text
+        )
         config = re.search(r'id="page-config">(.*?)</script>', text, re.S)
         if config:
             named += [u[len(BASE) :] for u in strings(json.loads(config.group(1)))]
