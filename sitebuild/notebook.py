@@ -15,7 +15,6 @@ block, and a block that prints other than the page printed does too.
 from __future__ import annotations
 
 import inspect
-import json
 import posixpath
 import re
 import traceback
@@ -223,6 +222,8 @@ def build(page, html: str, page_url: str, wheel_url: str) -> nbformat.NotebookNo
     )
     cells.code(install_cell(wheel_url), None, "install")
     _walk(article, cells, page_url)
+    for number, cell in enumerate(cells.cells, 1):  # ids by place: the same page, the same bytes
+        cell.id = f"cell-{number}"
     notebook = nbformat.v4.new_notebook(
         cells=cells.cells,
         metadata={
@@ -299,5 +300,5 @@ def write(out, page, notebook: nbformat.NotebookNode) -> str:
     rel = posixpath.join(FOLDER, file_name(page))
     target = out / rel
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n")
+    target.write_text(nbformat.writes(notebook) + "\n")
     return rel

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from harness.dom import wait_until
-from harness.site import BASE, POST1, SECTION33
+from harness.site import BASE, POST1, SECTION33, SITE_URL
 from harness.visit import Visit, until
 from pages import post1
 from sitebuild import cache as runtime_cache
@@ -40,7 +40,8 @@ HASHED = re.compile(r"(static|vendor|runtime|notebooks)/(snapshots/)?[0-9a-f]{12
 NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "site", "node_modules", "__pycache__", "*.egg-info", ".*_cache"
 )
-BUILD_B = "import build, sys; from pathlib import Path; build.build(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]))"  # noqa: E501
+# B has A's public URL, which the notebooks' links name.
+BUILD_B = "import build, sys; from pathlib import Path; build.build(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]), site_url=sys.argv[4])"  # noqa: E501
 # What B's snapshot script leaves in the worker: whose build the worker runs.
 B_SCRIPT_LINE = f"\nself.redeployMark = {MARK!r};\n"
 WORKER_BUILD = "() => self.redeployMark ?? '(build A)'"
@@ -65,7 +66,7 @@ def site_b(site, tmp_path_factory) -> Path:
     edit_b(tree)
     out = tmp_path_factory.mktemp("site-b")
     cache = runtime_cache.default_cache_dir()
-    command = [sys.executable, "-c", BUILD_B, str(out), BASE, str(cache)]
+    command = [sys.executable, "-c", BUILD_B, str(out), BASE, str(cache), SITE_URL]
     done = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "snapshot: making" not in done.stdout + done.stderr, "B made a snapshot of its own"

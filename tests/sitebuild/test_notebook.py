@@ -61,6 +61,13 @@ def test_the_notebook_is_valid_and_starts_by_installing_the_core(page):
     assert f'"{WHEEL_URL}"' in first.source and first.source.count("%pip install") == 1
 
 
+def test_the_same_page_makes_the_same_bytes():
+    """A notebook's name is its content's hash, so an unchanged post keeps its notebook's."""
+    page = POSTS[0]
+    again = notebook.build(page, prose(page), PAGE_URL.format(slug=page.SLUG), WHEEL_URL)
+    assert nbformat.writes(again) == nbformat.writes(made(page))
+
+
 @pytest.mark.parametrize("page", POSTS, ids=lambda p: p.SLUG)
 def test_its_code_is_the_pages_code_in_order_with_the_pages_output(page):
     blocks = notebook.page_blocks(prose(page))
