@@ -218,7 +218,9 @@ def build(page, html: str, page_url: str, wheel_url: str) -> nbformat.NotebookNo
     cells.markdown(
         f"This is the notebook of [{page.TITLE}]({page_url}): the page's prose and code, in its "
         "order, with the output the page printed. Run the cells from the top; the figures stay "
-        "live on the page, which each note below links to."
+        "live on the page, which each note below links to. The page numbers its code cells "
+        "from 1, as the counts beside them here do until you run them, and a comment such as "
+        "`# from cell 1: X` names the earlier cell a name comes from."
     )
     cells.code(install_cell(wheel_url), None, "install")
     _walk(article, cells, page_url)
