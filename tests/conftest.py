@@ -21,6 +21,7 @@ from hypothesis import settings
 
 from harness import chromium
 from harness.site import SITE_ENV
+from sitebuild import cache as runtime_cache
 from sitebuild.cache import CACHE_ENV
 from tests import strategies
 
@@ -113,6 +114,14 @@ def pytest_collection_modifyitems(config, items):
     if slow:
         config.hook.pytest_deselected(items=slow)
         items[:] = [item for item in items if item not in slow]
+
+
+@pytest.fixture(scope="session")
+def cache() -> Path:
+    """The real runtime cache, filled if it is not (the first run fetches through npm and pip;
+    later runs only re-hash it). A test that builds the site asks for it, which keeps it in the
+    one worker that owns the cache."""
+    return runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda _: None)
 
 
 # The Python workers the browser tests started (harness/chromium.py counts them), handed by

@@ -28,7 +28,6 @@ from harness.dom import wait_until
 from harness.site import BASE, POST1, SECTION33, SITE_URL
 from harness.visit import Visit, until
 from pages import post1
-from sitebuild import cache as runtime_cache
 from sitebuild.serve import serve_in_thread, switch_root
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,14 +57,13 @@ def edit_b(tree: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def site_b(site, tmp_path_factory) -> Path:
+def site_b(site, cache, tmp_path_factory) -> Path:
     """Build B, built in a process of its own run from a copy of the tree, so that its sources
     are the copy's; its snapshot and runtime come from the shared cache (``site`` built them)."""
     tree = tmp_path_factory.mktemp("tree-b") / "tree"
     shutil.copytree(ROOT, tree, ignore=NOT_COPIED)
     edit_b(tree)
     out = tmp_path_factory.mktemp("site-b")
-    cache = runtime_cache.default_cache_dir()
     command = [sys.executable, "-c", BUILD_B, str(out), BASE, str(cache), SITE_URL]
     done = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[-2000:]

@@ -1,4 +1,5 @@
-"""Fixtures for the runtime's tests: the real runtime cache, its manifest, the official lock.
+"""Fixtures for the runtime's tests: the real runtime cache's manifest and official lock (the
+cache itself is tests/conftest.py's ``cache``).
 
 The first run fills the cache through npm and pip; later runs only re-hash it.
 """
@@ -12,12 +13,6 @@ import pytest
 
 from sitebuild import cache as runtime_cache
 from sitebuild import pins
-from tests.sitebuild.wheelmaking import quiet
-
-
-@pytest.fixture(scope="session")
-def cache() -> Path:
-    return runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=quiet)
 
 
 @pytest.fixture(scope="session")
