@@ -217,6 +217,7 @@ def environment(templates: Path) -> jinja2.Environment:
     env.globals["frame"] = series.Frame(series.local_url("/"))  # build() sets the public one
     env.globals["exercise"] = lambda number: snippets.exercise_html(exercises.by_number(number))
     env.globals["notebook"] = notebook.pending  # the post's notebook, named once it is written
+    env.globals["notebook_type"] = notebook.CONTENT_TYPE
     return env
 
 

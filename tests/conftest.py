@@ -33,12 +33,10 @@ settings.register_profile("fast", parent=settings.get_profile("project"), max_ex
 settings.load_profile("project")
 
 # A test that asks for one of these, directly or through another fixture, is not in the fast
-# tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache
-# (tests/sitebuild/conftest.py). In the whole suite these run in the one "site" worker
-# (in_site_worker).
+# tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache (below).
+# In the whole suite these run in the one "site" worker (in_site_worker says which).
 SITE_FIXTURES = {"site", "browser", "cache"}
-# Slow too, but sharing nothing with the site's tests, so free to run beside them: a Jupyter
-# kernel in a Python environment of its own (tests/sitebuild/test_notebook_kernel.py).
+# Slow too: a Jupyter kernel in a Python environment of its own (tests/site/test_notebooks.py).
 SLOW_FIXTURES = SITE_FIXTURES | {"kernel"}
 
 
