@@ -79,9 +79,8 @@ def _absolute_links(article: Tag, page_url: str) -> None:
 def _drop_page_furniture(article: Tag) -> None:
     """What only the page needs: its table of contents, the headings' own links, the
     glossary's hover text (the term stays a link to its entry), the references' back links."""
-    for selector in ("nav.toc", "a.self-link", "span.term-tip", "a.ref-back", "script"):
-        for element in article.select(selector):
-            element.decompose()
+    for element in article.select("nav.toc, a.self-link, span.term-tip, a.ref-back, script"):
+        element.decompose()
 
 
 def _text(element: Tag | None) -> str:
@@ -164,8 +163,8 @@ def _walk(element: Tag, cells: _Cells, page_url: str) -> None:
     for child in element.children:
         kind = _kind(child)
         if kind == "snippet":
-            code = _text(child.select_one("[data-cell-code]")).strip("\n")
-            cells.code(code, child["data-cell"], "page")
+            code, number, _ = _block(child)
+            cells.code(code, number, "page")
         elif kind == "figure":
             cells.markdown(_figure_note(child, page_url))
         elif kind == "exercise":
@@ -182,17 +181,20 @@ def _walk(element: Tag, cells: _Cells, page_url: str) -> None:
     cells.flush()
 
 
-def page_blocks(html: str) -> list[Block]:
-    """The page's code blocks as its HTML shows them: (code, cell number, printed output)."""
-    soup = BeautifulSoup(html, "html.parser")
+def _block(snippet: Tag) -> Block:
+    """A code block as the page shows it: (code, cell number, printed output)."""
+    code = _text(snippet.select_one("[data-cell-code]")).strip("\n")
+    return code, snippet["data-cell"], _text(snippet.select_one("[data-cell-output]"))
+
+
+def page_blocks(html: str | BeautifulSoup) -> list[Block]:
+    """The page's own code blocks (not an exercise's or a try-it cell), in page order, from its
+    HTML or the HTML already parsed."""
+    soup = BeautifulSoup(html, "html.parser") if isinstance(html, str) else html
     return [
-        (
-            _text(block.select_one("[data-cell-code]")).strip("\n"),
-            block["data-cell"],
-            _text(block.select_one("[data-cell-output]")),
-        )
-        for block in soup.select("article div.snippet[data-cell]")
-        if not block.has_attr("data-cell-solo")
+        _block(snippet)
+        for snippet in soup.select("article div.snippet[data-cell]")
+        if not snippet.has_attr("data-cell-solo")
     ]
 
 
@@ -212,6 +214,7 @@ def build(page, html: str, page_url: str, wheel_url: str) -> nbformat.NotebookNo
     article = soup.find("article")
     if article is None:
         raise BuildError(f"{page.TEMPLATE} has no <article>: the notebook is made from it")
+    blocks = page_blocks(soup)  # what the page printed, to hold the notebook to
     _absolute_links(article, page_url)
     _drop_page_furniture(article)
     cells = _Cells()
@@ -233,7 +236,7 @@ def build(page, html: str, page_url: str, wheel_url: str) -> nbformat.NotebookNo
             "language_info": {"name": "python"},
         },
     )
-    run(notebook, page, page_blocks(html))
+    run(notebook, page, blocks)
     nbformat.validate(notebook)
     return notebook
 

@@ -8,6 +8,8 @@ without installing the runtime; tests/site checks the built site whole, hashed n
 import re
 from html import unescape
 
+import jinja2
+
 import build
 from sitebuild import hashed, pins
 
@@ -28,14 +30,26 @@ def unhashed() -> hashed.Manifest:
     return {rel: rel for rel in named}
 
 
+def environment(base: str) -> jinja2.Environment:
+    """The build's template environment, its assets named by their unhashed paths."""
+    env = build.environment(build.ROOT / "templates")
+    env.globals["asset"] = hashed.urls(unhashed(), base)
+    return env
+
+
+def prose(page, base: str = "/") -> str:
+    """``page``'s prose and snippets' output as the build renders them, before its figures'
+    pre-render and scripts are added and its math is typeset."""
+    return build.render_prose(environment(base), page, base)[0]
+
+
 def render(page, base: str = "/") -> str:
     """``page``'s HTML with its prose, snippets' output, figures' pre-render and scripts."""
-    moved = unhashed()
-    env = build.environment(build.ROOT / "templates")
-    env.globals["asset"] = hashed.urls(moved, base)
+    env = environment(base)
     html, ids = build.render_prose(env, page, base)
     if not ids:
         return html
+    moved = unhashed()
     return build.add_live_figures(env, html, base, ids, [], None, moved, build.prerender_figure)
 
 

@@ -15,7 +15,7 @@ import pytest
 
 import pages
 from sitebuild.notebook import page_blocks
-from tests.pages.render import render
+from tests.pages.render import prose
 
 # One comment may name several cells: "from cell 1: np, inputs; from cell 2: scores_2".
 FROM_CELL = re.compile(r"from cell (\d+): ([\w ,]+)")
@@ -76,7 +76,7 @@ def unexplained(blocks) -> list[str]:
 
 @pytest.mark.parametrize("page", pages.posts(), ids=lambda p: p.SLUG)
 def test_each_block_imports_what_it_uses_or_names_the_cell_that_defined_it(page):
-    blocks = page_blocks(render(page))
+    blocks = page_blocks(prose(page))
     assert blocks
     assert unexplained(blocks) == []
 

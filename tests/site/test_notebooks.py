@@ -164,9 +164,11 @@ def test_the_notebook_runs_in_a_fresh_kernel_and_shows_what_it_says(site, kernel
     book = nbformat.reads((site / linked(site, page)).read_text(), as_version=4)
     code = [cell for cell in book.cells if cell.cell_type == "code"]
     expected = [shown(cell) for cell in code[1:]]
-    site_url = SITE_URL + shipped_wheel(site).relative_to(site).as_posix()
-    code[0].source = code[0].source.replace(site_url, shipped_wheel(site).as_uri())
-    assert code[0].source.count(shipped_wheel(site).as_uri()) == 1
+    wheel = shipped_wheel(site)
+    code[0].source = code[0].source.replace(
+        SITE_URL + wheel.relative_to(site).as_posix(), wheel.as_uri()
+    )
+    assert code[0].source.count(wheel.as_uri()) == 1
     # Last, which attention the kernel imported: the wheel's, in the kernel's environment.
     book.cells.append(nbformat.v4.new_code_cell("import attention\nprint(attention.__file__)"))
     started = time.monotonic()

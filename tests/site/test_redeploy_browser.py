@@ -34,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PROSE = ROOT / "templates" / "post1.html"  # post 1's prose: a page, not a figure
 SCRIPT = ROOT / "static" / "restore.js"  # fetched by the worker once it starts
 MARK = "(build B)"
-HASHED = re.compile(r"(static|vendor|runtime|notebooks)/(snapshots/)?[0-9a-f]{12}/")
+TOPS = ("static", "vendor", "runtime", "notebooks")  # the folders whose files are hashed
+HASHED = re.compile(rf"({'|'.join(TOPS)})/(snapshots/)?[0-9a-f]{{12}}/")
 # What the tree copy for build B leaves out: the environment, caches, build output.
 NOT_COPIED = shutil.ignore_patterns(
     ".git", ".venv", ".cache", "site", "node_modules", "__pycache__", "*.egg-info", ".*_cache"
@@ -105,10 +106,7 @@ def test_build_b_differs_from_a_in_its_changed_files_only(site, site_b):
 
 def hashed_files(out: Path) -> set[str]:
     return {
-        p.relative_to(out).as_posix()
-        for top in ("static", "vendor", "runtime", "notebooks")
-        for p in (out / top).rglob("*")
-        if p.is_file()
+        p.relative_to(out).as_posix() for top in TOPS for p in (out / top).rglob("*") if p.is_file()
     }
 
 
@@ -165,9 +163,7 @@ def test_no_page_names_a_file_without_its_hash(site):
     named = []
     for html in site.rglob("index.html"):
         text = html.read_text()
-        named += re.findall(
-            rf'(?:src|href)="{BASE}((?:static|vendor|runtime|notebooks)/[^"]*)"', text
-        )
+        named += re.findall(rf'(?:src|href)="{BASE}((?:{"|".join(TOPS)})/[^"]*)"', text)
         config = re.search(r'id="page-config">(.*?)</script>', text, re.S)
         if config:
             named += [u[len(BASE) :] for u in strings(json.loads(config.group(1)))]

@@ -1,8 +1,5 @@
 """Fixtures for the runtime's tests: the real runtime cache's manifest and official lock (the
-cache itself is tests/conftest.py's ``cache``).
-
-The first run fills the cache through npm and pip; later runs only re-hash it.
-"""
+cache itself, filled on first use, is tests/conftest.py's ``cache``)."""
 
 from __future__ import annotations
 

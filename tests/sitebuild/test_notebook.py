@@ -11,12 +11,11 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-import build
 import pages
-from sitebuild import hashed, mathtex, notebook
+from sitebuild import mathtex, notebook
 from sitebuild.checks import BuildError
 from sitebuild.snippets import cell_html
-from tests.pages.render import unhashed
+from tests.pages import render
 
 PAGE_URL = "https://example.github.io/attention-explained/{slug}/"
 WHEEL_URL = "https://example.github.io/attention-explained/runtime/0123/a.whl"
@@ -25,10 +24,7 @@ POSTS = pages.posts()
 
 @cache
 def prose(page) -> str:
-    """The page's prose as the build renders it, before the math is typeset."""
-    env = build.environment(build.ROOT / "templates")
-    env.globals["asset"] = hashed.urls(unhashed(), "/attention-explained/")
-    return build.render_prose(env, page, "/attention-explained/")[0]
+    return render.prose(page, "/attention-explained/")
 
 
 @cache
