@@ -22,7 +22,7 @@ from markupsafe import Markup
 
 import pages
 from figures import REGISTRY, module
-from figures.page import document, serialize, slot_id, to_json
+from layoutkit.document import document, serialize, slot_id, to_json
 from pages import exercises
 from sitebuild import cache as runtime_cache
 from sitebuild import (

@@ -38,8 +38,10 @@ REGISTRY: dict[str, str] = {
 }
 
 
-# What every figure module defines (see above).
-NAMES = ("TITLE", "CAPTION", "view")
+# What every figure module defines: its title and caption, and either its declarations
+# (figurekit/figure.py; its layout is layouts/<module>.py) or, until it has them, view().
+NAMES = ("TITLE", "CAPTION", "State", "DEFAULT", "CONTROLS", "draw")
+BUILT_BY_PANEL = ("TITLE", "CAPTION", "view")
 
 
 def module(figure_id: str) -> ModuleType:
@@ -51,10 +53,11 @@ def module(figure_id: str) -> ModuleType:
             "in figures/__init__.py's REGISTRY"
         )
     mod = importlib.import_module(REGISTRY[figure_id])
-    if missing := [name for name in NAMES if not hasattr(mod, name)]:
+    names = BUILT_BY_PANEL if hasattr(mod, "view") else NAMES
+    if missing := [name for name in names if not hasattr(mod, name)]:
         raise ValueError(
             f"figure module {mod.__name__} ({figure_id!r}) lacks {', '.join(missing)}: every "
-            "figure module defines TITLE, CAPTION and view() (see figures/__init__.py)"
+            f"figure module defines {', '.join(NAMES)} (see figures/__init__.py)"
         )
     return mod
 

@@ -8,13 +8,10 @@ scores shows that a zero score is not a zero weight.
 """
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, Range1d
 
 from attention.basics import softmax
 from attention.fixtures import TOKENS
@@ -29,10 +26,8 @@ from attention.masking import (
     zero_mask_stages,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import buttons
+from figurekit.controls import Choice, Slider, Text
+from figurekit.drawing import ACCENT, INK, Drawing, heatmap_data, html, readout_html
 from formatting import noise_text, num, vec
 
 TITLE = "Two ways to hide the future"
@@ -108,6 +103,11 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("step", "Step", start=1, end=N_STEPS),
+    Choice("fill", "Future scores set to", FILLS, style="buttons"),
+    Text("row_text", "Scores to softmax"),
+)
 
 
 def stages(state: State) -> tuple[str, np.ndarray, str, np.ndarray]:
@@ -170,90 +170,49 @@ def message(state: State) -> str:
     return ""
 
 
-def _show(source, mapper, values: np.ndarray, text: list[str]) -> None:
-    """Fill one heatmap: −∞ cells drawn blank, the colour scale spanning the finite values."""
+def drawable(typed: State, shown: State) -> State:
+    """A typed row that cannot be drawn leaves the bars and their readout at the last good one."""
+    return typed._replace(row_text=shown.row_text) if message(typed) else typed
+
+
+def _heatmap(handle: str, values: np.ndarray, text: list[str]) -> Drawing:
+    """One route's heatmap: −∞ cells drawn blank, the colour scale spanning the finite values."""
     finite = np.where(np.isfinite(values), values, np.nan)
     low, high = float(np.nanmin(finite)), float(np.nanmax(finite))
     high = high if high > low else low + 1.0
-    mapper.low, mapper.high = low, high
-    refill(source, heatmap_data(finite, text, low=low, high=high))
+    return {
+        f"{handle}.mapper": {"low": low, "high": high},
+        handle: {"data": heatmap_data(finite, text, low=low, high=high)},
+    }
 
 
-def _counter_plot(bars: ColumnDataSource):
-    p = plot("softmax of the row you typed", height=260, x_range=["s1"], y_range=Range1d(0, 1.1))
-    p.vbar(x="label", top="weight", width=0.7, color="color", source=bars)
-    p.text(
-        x="label",
-        y="weight",
-        text="text",
-        source=bars,
-        text_align="center",
-        y_offset=-4,
-        text_font_size="10px",
-        text_color=INK,
-    )
-    p.xgrid.visible = False
-    p.yaxis.axis_label = "weight"
-    data_table(p, bars, [("label", "score", "text"), ("weight", "softmax weight", "num")])
-    return p
-
-
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """Both routes, their difference and the typed row's bars, and the function that draws."""
-    naive_plot, naive_src, naive_map = heatmap("naive", TOKENS, TOKENS)
-    fast_plot, fast_src, fast_map = heatmap("efficient", TOKENS, TOKENS)
-    diff_plot, diff_src, diff_map = heatmap("naive − efficient (final weights)", TOKENS, TOKENS)
-    bars = ColumnDataSource({"label": [], "weight": [], "text": [], "color": []})
-    counter_plot = _counter_plot(bars)
-
-    def show(state: State) -> None:
-        _, naive_grid, _, fast_grid = stages(state)
-        naive_plot.title.text, fast_plot.title.text = titles(state)
-        _show(naive_src, naive_map, naive_grid, grid_text(naive_grid))
-        _show(fast_src, fast_map, fast_grid, grid_text(fast_grid))
-        difference = routes().difference[state.fill]
-        diff_map.low, diff_map.high = 0.0, max(float(np.max(np.abs(difference))), 1e-300)
-        text = [noise_text(v) for v in difference.ravel()]
-        refill(diff_src, heatmap_data(np.abs(difference), text, low=0.0, high=diff_map.high))
-        try:
-            row, weights = typed_weights(state)
-        except ValueError:  # the bars keep the last row that could be drawn
-            return
-        labels = [f"s{j + 1}" for j in range(len(row))]
-        counter_plot.x_range.factors = labels
-        refill(
-            bars,
-            {
+def draw(state: State) -> Drawing:
+    """Both routes at the state's step, their difference, the typed row's bars, the readout."""
+    _, naive_grid, _, fast_grid = stages(state)
+    naive_title, fast_title = titles(state)
+    difference = routes().difference[state.fill]
+    high = max(float(np.max(np.abs(difference))), 1e-300)
+    row, weights = typed_weights(state)
+    labels = [f"s{j + 1}" for j in range(len(row))]
+    return {
+        "naive.title": {"text": naive_title},
+        **_heatmap("naive", naive_grid, grid_text(naive_grid)),
+        "efficient.title": {"text": fast_title},
+        **_heatmap("efficient", fast_grid, grid_text(fast_grid)),
+        "difference.mapper": {"low": 0.0, "high": high},
+        "difference": {
+            "data": heatmap_data(
+                np.abs(difference), [noise_text(v) for v in difference.ravel()], low=0.0, high=high
+            )
+        },
+        "bars.x_range": {"factors": labels},
+        "bars": {
+            "data": {
                 "label": labels,
                 "weight": weights.tolist(),
                 "text": [num(w, 4) for w in weights],
                 "color": [ACCENT if s == 0.0 else INK for s in row],
-            },
-        )
-
-    return [naive_plot, fast_plot, diff_plot, counter_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: step slider, mask switch, score row; naive, efficient, difference, row."""
-    step = pn.widgets.IntSlider(name="Step", start=1, end=N_STEPS, value=DEFAULT.step)
-    fill = buttons("Future scores set to", FILLS, DEFAULT.fill)
-    row_text = pn.widgets.TextInput(name="Scores to softmax", value=DEFAULT.row_text)
-    plots, show = _plots()
-    readout, message_pane = pane(), pane()
-    weight_set = note(f"<b>Weights:</b> {WEIGHT_SET}, generated in numpy; d_k = {routes().d_k}.")
-
-    good_row = [DEFAULT.row_text]  # the last row that could be drawn
-
-    def draw() -> str:
-        typed = State(int(step.value), fill.value, row_text.value)
-        if not message(typed):
-            good_row[0] = typed.row_text
-        # A row that cannot be drawn leaves the bars and their readout at the last good one.
-        state = typed._replace(row_text=good_row[0])
-        show(state)
-        readout.object = readout_html(readouts(drawn(state)))
-        return message_html(message(typed))
-
-    recompute((step, fill, row_text), message_pane, draw)
-    return frame([step, fill, row_text], plots, stacked(readout, weight_set), message_pane)
+            }
+        },
+        "readout": html(readout_html(readouts(state))),
+    }

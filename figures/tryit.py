@@ -42,7 +42,10 @@ def has_cell(mod: ModuleType) -> bool:
 
 
 def default_state(mod: ModuleType) -> tuple:
-    """The state figure module ``mod`` draws first (builds a figure, whose draw records it)."""
+    """The state figure module ``mod`` draws first (a figure that builds itself with Panel is
+    built, and its draw records it)."""
+    if hasattr(mod, "CONTROLS"):
+        return mod.DEFAULT
     mod.view()
     return SHOWN[mod.__name__]
 

@@ -1,6 +1,6 @@
 """A figure's view as URL parameters: what "Link to this view" writes and a link restores.
 
-``track`` is given each figure's layout when the page's document is built (``figures.page``)
+``track`` is given each figure's layout when the page's document is built (``layoutkit.document``)
 and remembers its controls and their defaults. Each control gets a short key, its name
 slugified ("Context length T" -> ``context-length-t``), and each value a readable text: a
 number as itself, a choice as its option's label slugified (or its number), a switch as

@@ -12,6 +12,8 @@ import struct
 from collections.abc import Iterable
 from pathlib import Path
 
+from sitebuild.wheels import project_spec
+
 # Files no running figure opens: type stubs, C headers and sources, static libraries, test
 # suites, and a wheel's .data folder (which an installer would put elsewhere, not on the path).
 UNUSED = re.compile(
@@ -23,7 +25,7 @@ UNUSED = re.compile(
 # run: building its figures imports them, and moving a control imports no more
 # (tests/figures/test_imports.py checks this page by page). Another page's figure modules are
 # never opened, so none ships: a new post costs the other pages nothing here.
-PAGE_CODE = frozenset({"attention", "figures", "formatting"})
+PAGE_CODE = frozenset(project_spec(Path(__file__).resolve().parent.parent)[2])
 
 
 def package_of(rel: str) -> str | None:

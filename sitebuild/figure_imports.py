@@ -24,9 +24,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from sitebuild.wheels import project_spec
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-# The project's packages whose import statements are recorded (figure modules join them).
-PROJECT = ("attention", "formatting", "figures")
+# The project's packages, whose import statements are recorded.
+PROJECT = tuple(project_spec(PROJECT_ROOT)[2])
 
 
 def packages() -> list[str]:
@@ -78,15 +80,18 @@ def survey(modules: dict[str, str]) -> dict[str, list[str]]:
     """
     from bokeh.document import Document
 
+    from layoutkit.document import layout_of
+
     doc = Document()
     warm_up(doc)
     project = set(PROJECT) | {name.split(".")[0] for name in modules.values()}
     found = {}
-    for figure_id, name in modules.items():
+    for figure_id in modules:
         before = set(packages())
         try:
             with imported_by(project) as named:
-                doc.add_root(importlib.import_module(name).view().get_root(doc))
+                mod = importlib.import_module(modules[figure_id])
+                doc.add_root(layout_of(figure_id, mod).get_root(doc))
         except Exception:
             continue
         found[figure_id] = sorted((set(packages()) - before | named) - project)

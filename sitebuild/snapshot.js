@@ -8,7 +8,7 @@
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
 // libraries, builds every figure of the site ("figures") as the browser worker would build a
-// page's (figures.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py
+// page's (worker.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py
 // compresses it). Each page's worker restores that heap instead of starting Python, importing
 // Panel and building the figures, and keeps its own page's figures.
 //
@@ -113,7 +113,7 @@ async function main() {
 import importlib, json, sys
 importlib.invalidate_caches()
 # cells: a cells' worker restores this heap too; deferred: every worker installs it on restore
-from figures import cells, deferred, live
+from worker import cells, deferred, live
 live.start(figure_ids, dist_url)
 site = "${args.sitePackages}"
 files = set()

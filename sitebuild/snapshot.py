@@ -1,7 +1,7 @@
 """The Pyodide memory snapshot: every figure of the site built once, at build time.
 
 Starting Python, importing Panel and building a page's figures is the slowest part of a
-page going live. The snapshot is the WebAssembly heap saved right after ``figures.live.start``
+page going live. The snapshot is the WebAssembly heap saved right after ``worker.live.start``
 built every figure of every page in Node, with the same Pyodide and wheels; each page's worker
 restores it instead (see static/restore.js), keeps its own page's figures, and falls back to
 the ordinary start if anything about it does not fit.
@@ -14,7 +14,7 @@ content, again only when it changed.
 What a heap does not hold ships beside it, shared by every page (sitebuild/bundle.py): one
 bundle of the files Python may open as soon as it runs (numpy's libraries, data files), and
 one of modules only an import opens, which the worker fetches with the standard library on
-the first import the heap cannot serve (figures/deferred.py). Heaps and bundles are
+the first import the heap cannot serve (worker/deferred.py). Heaps and bundles are
 compressed with zstd, which makes them smaller than gzip does (tests/sitebuild/test_snapshot.py
 checks it; the worker decodes them with the zstd project's decoder compiled to WebAssembly).
 All are cached by everything that goes into them.
@@ -48,7 +48,7 @@ DECODER = "zstd-decoder.wasm"  # under site/runtime/
 # unpacked); the ordinary start fetches the files themselves.
 PACKED = ("pyodide.asm.wasm", "python_stdlib.zip")
 # Of those, the ones a restored worker fetches only on the first import its heap cannot serve
-# (figures/deferred.py), with where each goes in Pyodide's file system: the heap already holds
+# (worker/deferred.py), with where each goes in Pyodide's file system: the heap already holds
 # every module of the standard library a figure runs.
 LATER = {"python_stdlib.zip": pins.PYODIDE_STDLIB}
 # zstd's highest ordinary level: slow, but paid once per change of the figures or the runtime

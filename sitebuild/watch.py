@@ -36,15 +36,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sitebuild.serve import Live, serve_in_thread
+from sitebuild.wheels import project_spec
 
-# What the site is built from, relative to the project's root.
-SOURCES = ("templates", "pages", "figures", "attention", "formatting", "static", "glossary.toml")
+# What the site is built from, relative to the project's root; edits to the project's own
+# packages (CODE) change its wheel, which the runtime ships, and what the figures draw.
+CODE = tuple(project_spec(Path(__file__).resolve().parent.parent)[2])
+SOURCES = ("templates", "pages", *CODE, "static", "glossary.toml")
 # Edits here change only the prose of the pages.
 PROSE = ("templates", "pages", "glossary.toml")
-# Edits here change the project's wheel, which the runtime ships, and what the figures draw.
-CODE = ("figures", "attention", "formatting")
 # Imported afresh after an edit to any Python source: the build's modules hold the project's.
-PROJECT_MODULES = ("attention", "formatting", "figures", "pages", "build")
+PROJECT_MODULES = (*CODE, "pages", "build")
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ const EMPTY = new Uint8Array(0);
 
 // Before the first import the restored heap cannot serve, Python calls back here to download
 // the files `later` names (zstd frames: {url, bytes unpacked, into}) and write them where
-// Python reads them (figures/deferred.py): a file at `into`, or a bundle of files unpacked
+// Python reads them (worker/deferred.py): a file at `into`, or a bundle of files unpacked
 // under `into` if it ends with "/". An import cannot wait for a promise, so the download is
 // synchronous, which a worker may do.
 function deferLater(pyodide, decoder, later) {
@@ -124,7 +124,7 @@ function deferLater(pyodide, decoder, later) {
   // expects a missing file to (linecache shows no line), where an empty zip fails with an
   // EOFError that nothing catches.
   for (const { into } of later) if (!into.endsWith("/")) pyodide.FS.unlink(into);
-  pyodide.pyimport("figures.deferred").install(fetchLater);
+  pyodide.pyimport("worker.deferred").install(fetchLater);
 }
 
 // Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.

@@ -52,7 +52,7 @@ const STEPS = 3; // of the start, as the banner counts them
 // goes live.
 const PRERENDER_WAIT_MS = 3000;
 
-let figuresLive = null; // the Python module figures.live (a Pyodide proxy), once started
+let figuresLive = null; // the Python module worker.live (a Pyodide proxy), once started
 let cellsPython = null; // the Pyodide that started, for the cells
 let figuresToRehearse = []; // the page's figure ids after a snapshot start (see rehearse)
 let prerenderIsVisible = () => {}; // resolves the wait for the page's pre-render
@@ -94,10 +94,10 @@ const progress = (step, text) => post({ type: "progress", step, of: STEPS, text 
 const postUpdate = (patch, buffers) => post({ type: "update", patch, buffers });
 const reasonOf = (err) => String(err.message || err);
 
-// The Pyodide that started (either way) is this worker's: returns its figures.live.
+// The Pyodide that started (either way) is this worker's: returns its worker.live.
 function adopt(pyodide) {
   cellsPython = pyodide;
-  figuresLive = pyodide.pyimport("figures.live");
+  figuresLive = pyodide.pyimport("worker.live");
   return figuresLive;
 }
 
@@ -169,7 +169,7 @@ async function start(config, untilPrerenderVisible) {
 }
 
 // After a restore, once the page shows the live figures, run each figure's Python once more,
-// one figure per task so that a control change can come in between (see figures.live.rehearse).
+// one figure per task so that a control change can come in between (see worker.live.rehearse).
 // Earlier, while the page draws, it would compete with the drawing for the CPU.
 function rehearse(figureIds) {
   const [first, ...rest] = figureIds;
@@ -186,7 +186,7 @@ function rehearse(figureIds) {
   });
 }
 
-// Get, set or reset a figure's view (figures.live, figures/viewstate.py); the updates it makes
+// Get, set or reset a figure's view (worker.live, figures/viewstate.py); the updates it makes
 // reach the page before this answer.
 function viewAnswer({ type, figure, params }) {
   const answer = { type: "view", figure, params: null, note: "", code: "" };
@@ -222,12 +222,12 @@ function stateCode(figure) {
 //                                 value of its last expression (output), the Python exception,
 //                                 short (error, or ""), or why this Python is unusable now
 //                                 (fatal, or ""; the page starts a new worker)
-let cellRunner = null; // figures.cells.run_cell, imported on the first cell-run
+let cellRunner = null; // worker.cells.run_cell, imported on the first cell-run
 
 function runCell({ id, code, namespace = "page", fresh = false }) {
   const result = { type: "cell-result", id, output: "", error: "", fatal: "" };
   try {
-    cellRunner ||= cellsPython.pyimport("figures.cells").run_cell;
+    cellRunner ||= cellsPython.pyimport("worker.cells").run_cell;
     const answer = cellRunner(code, `<cell ${id}>`, namespace, fresh);
     [result.output, result.error] = answer.toJs();
     answer.destroy();

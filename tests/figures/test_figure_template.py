@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import figures
-from figures.page import document
+from layoutkit.document import document
 from tests.figures import probe, test_fuzz
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import figures
+from figurekit.controls import Choice, Clicks, Control, Number, Slider, Switch, Text
 from figures.widgets import ChoiceSlider
 from tests.figures import probe
 from tests.strategies import examples
@@ -41,8 +42,44 @@ def _bounded(value, default):
     return default if value is None else value
 
 
-def strategy(widget: pn.widgets.Widget) -> st.SearchStrategy | None:
+def control_strategy(control: Control) -> st.SearchStrategy:
+    """Every value a declared control can hand to the figure, as the page's widget sends it."""
+    if isinstance(control, Switch):
+        return st.booleans()
+    if isinstance(control, Choice):
+        return st.sampled_from(control.values)
+    if isinstance(control, Slider) and control.whole:
+        steps = (control.end - control.start) // control.step
+        return st.integers(0, steps).map(lambda k: control.start + k * control.step)
+    if isinstance(control, Slider):
+        return st.floats(control.start, control.end) | st.sampled_from([control.start, control.end])
+    if isinstance(control, Number) and control.whole:
+        # The browser clamps a bounded box to its bounds; an emptied box sends None.
+        low, high = _bounded(control.start, -(2**63)), _bounded(control.end, 2**63 - 1)
+        return st.integers(low, high) | st.sampled_from([low, high, None])
+    if isinstance(control, Number):
+        if control.start is None and control.end is None:
+            return st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(FLOAT_EXTREMES)
+        low, high = _bounded(control.start, -HUGE), _bounded(control.end, HUGE)
+        return st.floats(low, high) | st.sampled_from([low, high, None])
+    if isinstance(control, Text):
+        return st.text(max_size=40) | st.sampled_from(TEXT_SAMPLES)
+    raise AssertionError(f"no fuzzing strategy for {type(control).__name__} {control.name!r}")
+
+
+def is_button(widget) -> bool:
+    """A push button: each change is a click (an action, or a click count that is state)."""
+    if isinstance(widget, probe.Knob):
+        return isinstance(widget.control, Clicks)
+    return isinstance(widget, (pn.widgets.Button, probe.Press))
+
+
+def strategy(widget) -> st.SearchStrategy | None:
     """Every value the widget can hand to the figure; ``None`` for a widget with no input."""
+    if is_button(widget):
+        return st.just("click")
+    if isinstance(widget, probe.Knob):
+        return control_strategy(widget.control)
     if isinstance(widget, pn.widgets.Button):
         return st.just("click")
     if isinstance(widget, (pn.widgets.Toggle, pn.widgets.Checkbox)):
@@ -72,13 +109,13 @@ def strategy(widget: pn.widgets.Widget) -> st.SearchStrategy | None:
     raise AssertionError(f"no fuzzing strategy for {type(widget).__name__} {widget.name!r}")
 
 
-def controls(view: pn.viewable.Viewable) -> dict[str, pn.widgets.Widget]:
+def controls(view) -> dict:
     """The figure's controls by label (composite widgets' unnamed parts are left out)."""
     return {name: w for name, w in probe.widgets(view).items() if name}
 
 
-def apply(widget: pn.widgets.Widget, value) -> None:
-    if isinstance(widget, pn.widgets.Button):
+def apply(widget, value) -> None:
+    if is_button(widget):
         widget.clicks += 1
     else:
         widget.value = value
@@ -116,7 +153,8 @@ def report_states():
 
 @pytest.mark.parametrize("figure_id", list(figures.REGISTRY))
 def test_every_control_sequence_is_survived_and_undone(figure_id):
-    build = importlib.import_module(figures.REGISTRY[figure_id]).view
+    mod = importlib.import_module(figures.REGISTRY[figure_id])
+    build = (lambda: probe.driven(mod)) if hasattr(mod, "CONTROLS") else mod.view
     template = controls(build())
     strategies = {n: s for n, w in template.items() if (s := strategy(w)) is not None}
     assert strategies, f"{figure_id} has no controls to fuzz"
@@ -134,11 +172,11 @@ def test_every_control_sequence_is_survived_and_undone(figure_id):
         view = build()
         widgets = controls(view)
         default_readouts = probe.readouts(view)
-        defaults = {n: w.value for n, w in widgets.items() if not isinstance(w, pn.widgets.Button)}
+        defaults = {n: w.value for n, w in widgets.items() if not is_button(w)}
         clicks = []
         for name, value in changes:
             apply(widgets[name], value)
-            if isinstance(widgets[name], pn.widgets.Button):
+            if is_button(widgets[name]):
                 clicks.append(name)
             check_state(figure_id, view, f"{name} = {value!r}")
         reset(widgets, defaults)

@@ -22,7 +22,8 @@ MOVE = """
 import json, sys
 import panel as pn
 from bokeh.document import Document
-from figures import REGISTRY, module
+from figures import REGISTRY
+from layoutkit.document import view_of
 from sitebuild.figure_imports import PROJECT, packages
 
 
@@ -64,7 +65,7 @@ SCRIPT = (
     MOVE
     + """
 doc = Document()
-views = [module(figure_id).view() for figure_id in REGISTRY]
+views = [view_of(figure_id) for figure_id in REGISTRY]
 for view in views:
     doc.add_root(view.get_root(doc))
 built = packages()
@@ -73,17 +74,17 @@ print(json.dumps({"built": built, "moved": packages()}))
 """
 )
 
-# One page, as its worker builds it (figures.page.document), then every control of a second
+# One page, as its worker builds it (layoutkit.document.document), then every control of a second
 # build of its figures moved (a second build imports nothing: it is what the worker's rehearsal
 # does).
 PAGE_SCRIPT = (
     MOVE
     + """
-from figures.page import document
+from layoutkit.document import document
 document(sys.argv[1:], "dist/")
 built = project_modules()
 doc = Document()
-views = [module(figure_id).view() for figure_id in sys.argv[1:]]
+views = [view_of(figure_id) for figure_id in sys.argv[1:]]
 for view in views:
     doc.add_root(view.get_root(doc))
 move_every_control(views)

@@ -11,7 +11,7 @@ from attention.projections import mode_scores
 from attention.torch_rng import weights_section_3_5
 from figures import masking
 from formatting import vec
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 X = book_inputs()
@@ -23,7 +23,7 @@ def test_default_shows_the_books_rows_and_the_counterexample():
     # Section 03: "Row 1 collapses to 1.0000 ..., row 2 is [0.5517, 0.4483] and row 3 is
     # [0.3800, 0.3097, 0.3103]"; "softmax([1.0, 2.0, 3.0, 0.0, 0.0]) is [0.0844, 0.2295, 0.6239,
     # 0.0311, 0.0311]"; the largest disagreement is float64 noise (5.6e-17 in the post).
-    view = masking.view()
+    view = driven(masking)
     shown = readouts(view)
     assert shown["row-1"].startswith("[1.0000, 0.0000")
     assert shown["row-2"].startswith("[0.5517, 0.4483, 0.0000")
@@ -37,7 +37,7 @@ def test_default_shows_the_books_rows_and_the_counterexample():
 def test_the_zero_mask_leaks_0_8029():
     # Section 03: "switch the mask to zero, and the first token hands 0.8029 of its attention to
     # five tokens it is not allowed to see".
-    view = masking.view()
+    view = driven(masking)
     widgets(view)["Future scores set to"].value = "zero"
     assert readouts(view)["leak"] == "0.8029"
     assert float(readouts(view)["max-difference"]) > 0.5
@@ -48,7 +48,7 @@ def test_the_zero_mask_leaks_0_8029():
 @settings(max_examples=examples(30), deadline=None)
 @given(step=st.integers(1, 5), fill=st.sampled_from(list(masking.FILLS.values())))
 def test_every_step_names_the_cores_stage(step, fill):
-    view = masking.view()
+    view = driven(masking)
     controls = widgets(view)
     controls["Step"].value = step
     controls["Future scores set to"].value = fill
@@ -68,7 +68,7 @@ def test_every_step_names_the_cores_stage(step, fill):
     )
 )
 def test_any_typed_row_is_softmaxed(row):
-    view = masking.view()
+    view = driven(masking)
     widgets(view)["Scores to softmax"].value = ", ".join(repr(x) for x in row)
     with np.errstate(over="ignore"):
         expected = vec(softmax(np.array(row)))
@@ -77,7 +77,7 @@ def test_any_typed_row_is_softmaxed(row):
 
 
 def test_bad_rows_are_explained_and_recovered_from():
-    view = masking.view()
+    view = driven(masking)
     box = widgets(view)["Scores to softmax"]
     default = box.value  # a bad row leaves the figure at the last good one
     for text, words in [
@@ -128,7 +128,7 @@ def test_the_default_row_is_softmaxed_without_a_message():
 def test_the_figure_starts_at_the_first_step_of_both_routes():
     """The caption says to step both routes to the end: they start at their first stage."""
     assert masking.DEFAULT.step == 1
-    view = masking.view()
+    view = driven(masking)
     assert widgets(view)["Step"].value == 1
     assert readouts(view)["naive-stage"] == naive_stages(SCORES, 2)[0][0]
     assert not masking.titles(masking.DEFAULT)[1].endswith(" (done)")

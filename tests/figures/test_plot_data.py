@@ -1,7 +1,6 @@
 """Every plot declares its data for the table a screen reader reads (figures/plots.py's
 ``data_table`` and ``data_grid``; static/plot-tables.js draws the tables)."""
 
-import importlib
 import json
 
 import pytest
@@ -10,6 +9,7 @@ from bokeh.plotting import figure
 
 from figures import REGISTRY
 from figures.plots import DATA_TAG, FORMATS, data_grid, data_table, plot
+from layoutkit.document import view_of
 
 
 def data_spec(p: figure) -> dict | None:
@@ -20,7 +20,7 @@ def data_spec(p: figure) -> dict | None:
 
 
 def plots_of(figure_id: str) -> list[figure]:
-    view = importlib.import_module(REGISTRY[figure_id]).view()
+    view = view_of(figure_id)
     return [m for m in view.get_root().references() if isinstance(m, figure)]
 
 

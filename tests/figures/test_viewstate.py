@@ -8,6 +8,7 @@ import pytest
 import figures
 from attention.fixtures import PRESETS, TOKENS, book_inputs, preset_query
 from figures import cost, depth, dropout, heads, normalisations, three_steps, viewstate
+from layoutkit.document import view_of
 from tests.figures.probe import messages, readouts
 
 
@@ -34,7 +35,7 @@ def round_trip(module, change) -> viewstate.View:
 
 def test_every_figure_has_controls_with_their_own_keys():
     for figure_id in figures.REGISTRY:
-        view = viewstate.track(figure_id, figures.module(figure_id).view())
+        view = viewstate.track(figure_id, view_of(figure_id))
         assert view.controls, f"{figure_id} has nothing to link"
         assert view.encode() == {}, f"{figure_id} differs from its defaults when built"
         for key, control in view.controls.items():

@@ -15,10 +15,10 @@ from playwright.sync_api import expect
 
 from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.page import to_json
 from formatting import vec
 from harness.site import POST1, WITH_FIGURES
 from harness.visit import until
+from layoutkit.document import to_json
 
 pytestmark = pytest.mark.browser
 

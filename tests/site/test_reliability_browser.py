@@ -25,7 +25,7 @@ from sitebuild.serve import serve_in_thread
 
 pytestmark = pytest.mark.browser
 CHANGES = 1000
-# The worker's figures.live module is a top-level binding there (figuresLive); through it,
+# The worker's worker.live module is a top-level binding there (figuresLive); through it,
 # Python's own __import__ reads the WebAssembly heap size and the number of objects tracked.
 WORKER_MEMORY = """() => {
   const imp = figuresLive.__dict__.get("__builtins__").get("__import__");

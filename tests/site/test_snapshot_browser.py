@@ -190,7 +190,7 @@ DEFERRED = [f"/{name}.zst" for name in snapshot.LATER] + [f"/{snapshot.LATER_FIL
 @pytest.mark.parametrize("path", WITH_FIGURES)
 def test_moving_every_control_fetches_nothing_deferred(live, path):
     """The heap serves every import the figures make, so a reader who only moves controls never
-    downloads the standard library or the wheels' modules (figures/deferred.py)."""
+    downloads the standard library or the wheels' modules (worker/deferred.py)."""
     v = live(path)
     assert start_of(v) == "snapshot"
     assert not [url for url in v.requests if url.endswith(tuple(DEFERRED))]

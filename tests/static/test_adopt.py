@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from figures import module
-from figures.page import document, serialize
+from layoutkit.document import document, serialize, view_of
 from tests.figures.probe import widgets
 
 ADOPT = Path(__file__).parents[2] / "static" / "adopt.js"
@@ -37,7 +36,7 @@ def match(pre: dict, pre_root: str, live: dict, live_root: str) -> dict | None:
 
 def built(figure_ids: list[str], change: dict | None = None) -> dict:
     """A document of these figures as the page receives it (optionally after changing controls)."""
-    views = {fid: module(fid).view() for fid in figure_ids}
+    views = {fid: view_of(fid) for fid in figure_ids}
     doc = document([], "/dist/")
     for fid, view in views.items():
         root = view.get_root(doc)

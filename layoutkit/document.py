@@ -5,13 +5,35 @@ and ``serialize`` turns it into what ``Bokeh.embed.embed_items`` needs, with eac
 mapped to its ``<figure>`` slot by figure id rather than by position.
 """
 
+import importlib
 import json
 from collections.abc import Sequence
+from types import ModuleType
 
+import panel as pn
 from bokeh.document import Document
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
+from figurekit.figure import Figure
 from figures import module, viewstate
+
+
+def view_of(figure_id: str) -> pn.viewable.Viewable:
+    """Figure ``figure_id``'s layout (``layouts/<its module>.py``), showing its default state
+    (and live while Panel runs it)."""
+    return layout_of(figure_id, module(figure_id))
+
+
+def layout_of(figure_id: str, mod: ModuleType) -> pn.viewable.Viewable:
+    """The layout of figure ``figure_id``, whose module is ``mod``."""
+    name = "layouts." + mod.__name__.removeprefix("figures.")
+    try:
+        layout = importlib.import_module(name)
+    except ModuleNotFoundError as err:
+        if err.name != name:
+            raise
+        return mod.view()  # a figure that still builds itself with Panel
+    return layout.layout(Figure(figure_id, mod))
 
 
 def slot_id(figure_id: str) -> str:
@@ -25,7 +47,7 @@ def document(figure_ids: Sequence[str], dist_url: str, doc: Document | None = No
     # Panel rewrites its stylesheet links from its CDN to this prefix (self-hosted copy).
     doc._template_variables["dist_url"] = dist_url
     for figure_id in figure_ids:
-        view = module(figure_id).view()
+        view = view_of(figure_id)
         viewstate.track(figure_id, view)  # its defaults, for links to a view of it
         root = view.get_root(doc)
         root.name = figure_id

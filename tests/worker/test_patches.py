@@ -9,9 +9,9 @@ from bokeh.document.json import PatchJson
 from bokeh.models import CategoricalSlider, Plot, Slider, Title
 
 from figures import divisor
-from figures.page import document
-from figures.patches import DocumentDeserializer, apply_patch, encode_events
+from layoutkit.document import document
 from tests.figures import probe
+from worker.patches import DocumentDeserializer, apply_patch, encode_events
 
 
 def page() -> tuple[Document, list]:

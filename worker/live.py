@@ -20,9 +20,9 @@ from panel.io.state import state
 from pyodide.ffi import to_js
 
 from figures import module, tryit, viewstate
-from figures.page import document, serialize
-from figures.patches import apply_patch, encode_events
 from figures.tryit import SHOWN
+from layoutkit.document import document, serialize, view_of
+from worker.patches import apply_patch, encode_events
 
 _built = ""  # the JSON start() returned: a restored snapshot returns it again
 _pending: list = []  # document events made by Python since the last flush
@@ -59,7 +59,7 @@ def rehearse(figure_id: str) -> None:
     page's document.
     """
     shown = dict(SHOWN)
-    module(figure_id).view()
+    view_of(figure_id)
     SHOWN.clear()  # the thrown-away build's state is not what the page shows
     SHOWN.update(shown)
 

@@ -5,7 +5,7 @@ six figures): its deserializer maps every id to its model, and the serializer Pa
 code builds maps every model the page already has to a reference object. Both are made for
 every control change, about a millisecond of the worker's time each time. These two look up
 only the models a patch names; what they produce is what Bokeh's produce
-(tests/figures/test_patches.py).
+(tests/worker/test_patches.py).
 """
 
 import logging

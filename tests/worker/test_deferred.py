@@ -1,4 +1,4 @@
-"""figures.deferred: the deferred files are fetched once, before the first import that reaches
+"""worker.deferred: the deferred files are fetched once, before the first import that reaches
 the finders, and a failed fetch fails that import with a message, not the worker."""
 
 import importlib
@@ -7,7 +7,7 @@ import zipfile
 
 import pytest
 
-from figures import deferred
+from worker import deferred
 
 
 @pytest.fixture

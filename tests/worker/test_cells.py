@@ -1,4 +1,4 @@
-"""The cells' worker side (figures/cells.py) in CPython: what a cell prints, its namespace,
+"""The cells' worker side (worker/cells.py) in CPython: what a cell prints, its namespace,
 and the bad input the page must survive. The browser runs the same module
 (tests/site/test_cells_browser.py)."""
 
@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from figures import cells
+from worker import cells
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +35,7 @@ def test_an_error_shows_only_the_readers_frames_with_the_line():
     _, error = run("def f():\n    return 1 / 0\n\nf()", fresh=True)
     assert error.startswith("Traceback (most recent call last):")
     assert 'File "<cell t>", line 2, in f' in error and "return 1 / 0" in error
-    assert "figures/cells.py" not in error and error.endswith("ZeroDivisionError: division by zero")
+    assert "worker/cells.py" not in error and error.endswith("ZeroDivisionError: division by zero")
 
 
 def test_a_syntax_error_is_short():

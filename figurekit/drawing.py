@@ -1,0 +1,110 @@
+"""What a figure draws for a state, as plain data: ``Drawing`` maps each of the figure's
+named models (its handles: ``"bars"`` a data source, ``"bars.x_range"`` a plot's range,
+``"readout"`` an HTML pane) to the properties it gives them. The build sets them on the Bokeh
+models it made; the reader's worker sends them to the page, which sets them on the same
+models there. The helpers below make the values several figures share.
+"""
+
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+
+import numpy as np
+
+# handle -> {property: value}; an HTML pane's property is "object", its HTML.
+Drawing = dict[str, dict[str, Any]]
+
+ACCENT = "#c2410c"  # the highlighted token / cell
+INK = "#334155"
+MUTED = "#94a3b8"
+# One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
+TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
+FLAG = "#b91c1c"  # a weight no probability could be
+HIGHLIGHT = "#1d4ed8"  # an outline that stands out on the orange heatmap
+EMPTY = "#f1f5f9"  # a cell not computed yet
+
+
+def html(text: str) -> dict[str, str]:
+    """An HTML pane's properties: it shows ``text``."""
+    return {"object": text}
+
+
+def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
+    """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
+    rows = "".join(
+        f'<div><dt>{escape(label)}</dt><dd data-readout="{key}">{escape(value)}</dd></div>'
+        for key, label, value in items
+    )
+    return f'<dl class="readout">{rows}</dl>'
+
+
+def message_html(text: str = "", kind: str = "warning") -> str:
+    """A message shown on the figure (empty string hides it)."""
+    if not text:
+        return ""
+    return f'<p class="fig-message fig-message-{kind}" role="alert">{escape(text)}</p>'
+
+
+def heatmap_data(
+    values: np.ndarray,
+    text: Sequence[str],
+    edge: Sequence[str] | None = None,
+    edge_width: Sequence[float] | None = None,
+    bold: Sequence[bool] | None = None,
+    low: float | None = None,
+    high: float | None = None,
+) -> dict:
+    """The source columns for a (rows, cols) grid of ``values``, row-major like ``text``.
+
+    NaN cells are drawn blank. ``low``/``high`` are the colour scale's ends, used here only to
+    choose white text on the darker half of the scale.
+    """
+    n_rows, n_cols = values.shape
+    flat = values.ravel()
+    finite = flat[np.isfinite(flat)]
+    lo = low if low is not None else (float(finite.min()) if finite.size else 0.0)
+    hi = high if high is not None else (float(finite.max()) if finite.size else 1.0)
+    span = hi - lo if hi > lo else 1.0
+    dark = np.isfinite(flat) & ((flat - lo) / span > 0.55)
+    n = n_rows * n_cols
+    return {
+        "x": np.tile(np.arange(n_cols) + 0.5, n_rows),
+        "y": np.repeat(n_rows - 0.5 - np.arange(n_rows), n_cols),
+        "value": flat.astype(np.float64),
+        "text": list(text),
+        "text_color": ["#ffffff" if d else INK for d in dark],
+        "font_style": ["bold" if b else "normal" for b in (bold or [False] * n)],
+        "edge": list(edge or ["#ffffff"] * n),
+        "edge_width": list(edge_width or [1.0] * n),
+    }
+
+
+def outline(picked: Sequence[bool]) -> dict[str, list]:
+    """The ``edge`` and ``edge_width`` columns of bars or cells: the picked ones outlined."""
+    return {
+        "edge": [ACCENT if p else "#ffffff" for p in picked],
+        "edge_width": [3.0 if p else 1.0 for p in picked],
+    }
+
+
+def stack_bounds(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each part's bar segment starts and ends when parts are stacked column by column.
+
+    parts: (n, k) -> bottom (n, k), top (n, k). Positive parts stack upward from 0 and negative
+    parts downward, so segments never overlap and the two stacks' ends add up to the total.
+    """
+    pos = np.where(parts > 0.0, parts, 0.0)
+    neg = np.where(parts < 0.0, parts, 0.0)
+    pos_top, neg_top = np.cumsum(pos, axis=0), np.cumsum(neg, axis=0)
+    top = np.where(parts >= 0.0, pos_top, neg_top)
+    return top - parts, top
+
+
+def same_column(old, new) -> bool:
+    """Whether a source column is unchanged (NaN equals NaN; any doubt counts as changed)."""
+    if len(old) != len(new):
+        return False
+    a, b = np.asarray(old), np.asarray(new)
+    if a.dtype.kind in "fiub" and b.dtype.kind in "fiub":
+        return bool(np.array_equal(a, b, equal_nan=True))
+    return list(old) == list(new)

@@ -1,0 +1,119 @@
+"""A figure's declared controls as Panel widgets, and its drawings set on its Bokeh models.
+
+``widget`` draws a control; ``wire`` shows the figure's first state on its models (what the
+build pre-renders) and, while Panel runs the page, answers each widget change with the
+figure's drawing of the new state.
+"""
+
+from collections.abc import Mapping
+
+import panel as pn
+from bokeh.models import ColumnDataSource
+
+from figurekit.controls import Action, Choice, Clicks, Control, Number, Slider, Switch, Text
+from figurekit.drawing import Drawing
+from figurekit.figure import CONTROL, Figure
+from figures.plots import choice
+from figures.tryit import drawn
+from figures.widgets import CLICKS_ARE_STATE, ChoiceSlider, button, buttons, switch
+
+
+def widget(control: Control, value) -> tuple[pn.widgets.Widget, pn.viewable.Viewable]:
+    """The widget that draws ``control`` holding ``value``, and what to place in the layout."""
+    look = dict(control.look)
+    name = control.name
+    if isinstance(control, Slider):
+        kind = pn.widgets.IntSlider if control.whole else pn.widgets.FloatSlider
+        w = kind(name=name, start=control.start, end=control.end, step=control.step,
+                 value=value, **look)  # fmt: skip
+    elif isinstance(control, Number):
+        kind = pn.widgets.IntInput if control.whole else pn.widgets.FloatInput
+        bounds = {
+            k: v for k, v in (("start", control.start), ("end", control.end)) if v is not None
+        }
+        w = kind(name=name, value=value, **bounds, **look)
+    elif isinstance(control, Text):
+        w = pn.widgets.TextInput(name=name, value=value, **look)
+    elif isinstance(control, Switch):
+        w = switch(name, value)
+    elif isinstance(control, Clicks):
+        w = button(name)
+        w.clicks = value - control.first
+        CLICKS_ARE_STATE.add(w)
+    elif isinstance(control, Choice) and control.style == "labelled":
+        w, placed = choice(name, control.options, value, **look)
+        return w, placed
+    elif isinstance(control, Choice) and control.style == "buttons":
+        w = buttons(name, control.options, value, **look)
+    elif isinstance(control, Choice) and control.style == "slider":
+        w = ChoiceSlider(name=name, options=control.options, value=value, **look)
+    elif isinstance(control, Choice):
+        w = pn.widgets.Select(name=name, options=control.options, value=value, **look)
+    else:
+        raise ValueError(f"no widget for {type(control).__name__} {name!r}")
+    return w, w
+
+
+def action_button(action: Action) -> pn.widgets.Button:
+    """The push button of an action."""
+    return button(action.name)
+
+
+def show(drawing: Drawing, handles: Mapping[str, object]) -> None:
+    """Set each handle's properties in ``drawing`` on the model ``handles`` names."""
+    for handle, props in drawing.items():
+        target = handles[handle]
+        for prop, value in props.items():
+            if isinstance(target, ColumnDataSource) and prop == "data":
+                if set(value) <= set(target.data):
+                    target.data.update(value)
+                else:
+                    target.data = {**target.data, **value}
+            else:
+                setattr(target, prop, value)
+
+
+def wire(
+    figure: Figure,
+    widgets: Mapping[str, pn.widgets.Widget],
+    actions: Mapping[str, pn.widgets.Button],
+    handles: Mapping[str, object],
+) -> None:
+    """Draw ``figure``'s state on ``handles`` and redraw as the reader changes ``widgets``
+    (by control key) or presses ``actions`` (by action key)."""
+    busy = [False]  # while a drawing is set, the widgets it moves are not the reader's changes
+
+    def apply(drawing: Drawing) -> None:
+        busy[0] = True
+        try:
+            controls = {}
+            for handle in [h for h in drawing if h.startswith(CONTROL)]:
+                key = handle[len(CONTROL) :]
+                value = drawing.pop(handle)["value"]
+                control, w = figure.controls[key], widgets[key]
+                if isinstance(control, Clicks):
+                    controls[key] = (w, "clicks", value - control.first)
+                else:
+                    controls[key] = (w, "value", value)
+            for w, attr, value in controls.values():
+                setattr(w, attr, value)
+            show(drawing, handles)
+            drawn(figure.shown)
+        finally:
+            busy[0] = False
+
+    def changed(key: str, control: Control):
+        def on_change(event) -> None:
+            if busy[0]:
+                return
+            value = event.new + control.first if isinstance(control, Clicks) else event.new
+            apply(figure.change(key, value))
+
+        return on_change
+
+    for key, w in widgets.items():
+        control = figure.controls[key]
+        w.param.watch(changed(key, control), "clicks" if isinstance(control, Clicks) else "value")
+    for key, b in actions.items():
+        b.on_click(lambda _event, key=key: apply(figure.act(key)))
+    apply(figure.draw())
