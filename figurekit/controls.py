@@ -67,13 +67,12 @@ def _in_bounds(value, start, end, text: str, key: str):
 @dataclass(frozen=True)
 class Control:
     """One control: the ``State`` field it sets (``at``: the place inside a field that is a
-    grid of tuples), its name as the reader sees it, and keyword arguments for the widget the
-    build draws (``look``: width, margins, styles)."""
+    grid of tuples) and its name as the reader sees it. How it looks is the layout's
+    (``layoutkit.wiring.widget``)."""
 
     field: str
     name: str
     at: tuple[int, ...] = field(default=(), kw_only=True)
-    look: Mapping[str, Any] = field(default_factory=dict, compare=False, kw_only=True)
 
     @property
     def key(self) -> str:
@@ -253,4 +252,3 @@ class Action:
 
     name: str
     move: Any  # Callable[[State], State]
-    look: Mapping[str, Any] = field(default_factory=dict, compare=False)

@@ -7,14 +7,18 @@ calls whenever a control changes.
 
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from html import escape
 
 import panel as pn
 
+from figurekit.drawing import (  # noqa: F401 (the figures not yet declared import them here)
+    ACCENT,
+    INK,
+    MUTED,
+    message_html,
+    readout_html,
+)
+
 PLOT_STYLE = {"toolbar_location": None, "sizing_mode": "stretch_width"}
-ACCENT = "#c2410c"  # the highlighted token / cell
-INK = "#334155"
-MUTED = "#94a3b8"
 
 # Panel renders panes in shadow DOM, so the readout's styles travel with the pane.
 PANE_CSS = """
@@ -87,22 +91,6 @@ SYSTEM_PREFERENCES = """
 # On paper a figure shows its current state; the controls that set it cannot be used there.
 # (The page's own stylesheet cannot reach into Bokeh's shadow DOM, so the rule travels here.)
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
-
-
-def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
-    """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
-    rows = "".join(
-        f'<div><dt>{escape(label)}</dt><dd data-readout="{key}">{escape(value)}</dd></div>'
-        for key, label, value in items
-    )
-    return f'<dl class="readout">{rows}</dl>'
-
-
-def message_html(text: str = "", kind: str = "warning") -> str:
-    """A message shown on the figure (empty string hides it)."""
-    if not text:
-        return ""
-    return f'<p class="fig-message fig-message-{kind}" role="alert">{escape(text)}</p>'
 
 
 # Message pane -> the error its figure's last draw raised ("" when it drew). A link to a view

@@ -21,15 +21,22 @@ from bokeh.models import (
 from bokeh.palettes import Oranges256
 from bokeh.plotting import figure
 
-from figures.frame import ACCENT, INK, PANE_CSS, PLOT_STYLE
+from figurekit.drawing import (  # noqa: F401 (the figures not yet declared import them here)
+    ACCENT,
+    EMPTY,
+    FLAG,
+    HIGHLIGHT,
+    INK,
+    TOKEN_COLORS,
+    heatmap_data,
+    outline,
+    same_column,
+    stack_bounds,
+)
+from figures.frame import PANE_CSS, PLOT_STYLE
 from figures.widgets import buttons
 
-# One colour per token, the same in every panel of a figure (colour-blind-safe, Okabe-Ito).
-TOKEN_COLORS = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00")
-FLAG = "#b91c1c"  # a weight no probability could be
-HIGHLIGHT = "#1d4ed8"  # an outline that stands out on the orange heatmap
 HEAT = tuple(reversed(Oranges256))  # light for small values, dark for large
-EMPTY = "#f1f5f9"  # a cell not computed yet
 MIN_PLOT_WIDTH = 260  # narrower than this, the plots wrap onto their own rows
 
 LABEL_CSS = """
@@ -100,16 +107,6 @@ def data_grid(
     _tag_data(p, source, spec)
 
 
-def _same(old, new) -> bool:
-    """Whether a source column is unchanged (NaN equals NaN; any doubt counts as changed)."""
-    if len(old) != len(new):
-        return False
-    a, b = np.asarray(old), np.asarray(new)
-    if a.dtype.kind in "fiub" and b.dtype.kind in "fiub":
-        return bool(np.array_equal(a, b, equal_nan=True))
-    return list(old) == list(new)
-
-
 def refill(source: ColumnDataSource, data: dict) -> None:
     """Give ``source`` these columns, sending only the ones that changed.
 
@@ -120,7 +117,7 @@ def refill(source: ColumnDataSource, data: dict) -> None:
     if set(data) != set(source.data):
         source.data = data
         return
-    changed = {k: v for k, v in data.items() if not _same(source.data[k], v)}
+    changed = {k: v for k, v in data.items() if not same_column(source.data[k], v)}
     if changed:
         source.data.update(changed)
 
@@ -272,48 +269,6 @@ def heatmap(
     return p, source, mapper
 
 
-def heatmap_data(
-    values: np.ndarray,
-    text: Sequence[str],
-    edge: Sequence[str] | None = None,
-    edge_width: Sequence[float] | None = None,
-    bold: Sequence[bool] | None = None,
-    low: float | None = None,
-    high: float | None = None,
-) -> dict:
-    """The source columns for a (rows, cols) grid of ``values``, row-major like ``text``.
-
-    NaN cells are drawn blank. ``low``/``high`` are the colour scale's ends, used here only to
-    choose white text on the darker half of the scale.
-    """
-    n_rows, n_cols = values.shape
-    flat = values.ravel()
-    finite = flat[np.isfinite(flat)]
-    lo = low if low is not None else (float(finite.min()) if finite.size else 0.0)
-    hi = high if high is not None else (float(finite.max()) if finite.size else 1.0)
-    span = hi - lo if hi > lo else 1.0
-    dark = np.isfinite(flat) & ((flat - lo) / span > 0.55)
-    n = n_rows * n_cols
-    return {
-        "x": np.tile(np.arange(n_cols) + 0.5, n_rows),
-        "y": np.repeat(n_rows - 0.5 - np.arange(n_rows), n_cols),
-        "value": flat.astype(np.float64),
-        "text": list(text),
-        "text_color": ["#ffffff" if d else INK for d in dark],
-        "font_style": ["bold" if b else "normal" for b in (bold or [False] * n)],
-        "edge": list(edge or ["#ffffff"] * n),
-        "edge_width": list(edge_width or [1.0] * n),
-    }
-
-
-def outline(picked: Sequence[bool]) -> dict[str, list]:
-    """The ``edge`` and ``edge_width`` columns of bars or cells: the picked ones outlined."""
-    return {
-        "edge": [ACCENT if p else "#ffffff" for p in picked],
-        "edge_width": [3.0 if p else 1.0 for p in picked],
-    }
-
-
 def labelled_points(p: figure, source: ColumnDataSource, x: str, y: str, color: str) -> None:
     """Markers at columns ``x``, ``y`` of ``source``, each with its ``text`` beside it.
 
@@ -331,19 +286,6 @@ def labelled_points(p: figure, source: ColumnDataSource, x: str, y: str, color: 
         text_baseline="middle",
         text_font_size="11px",
     )
-
-
-def stack_bounds(parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each part's bar segment starts and ends when parts are stacked column by column.
-
-    parts: (n, k) -> bottom (n, k), top (n, k). Positive parts stack upward from 0 and negative
-    parts downward, so segments never overlap and the two stacks' ends add up to the total.
-    """
-    pos = np.where(parts > 0.0, parts, 0.0)
-    neg = np.where(parts < 0.0, parts, 0.0)
-    pos_top, neg_top = np.cumsum(pos, axis=0), np.cumsum(neg, axis=0)
-    top = np.where(parts >= 0.0, pos_top, neg_top)
-    return top - parts, top
 
 
 def integer_ticker() -> BasicTicker:

@@ -33,10 +33,14 @@ SWITCH_CSS = """
 """
 
 
-def switch(name: str, value: bool) -> pn.widgets.Toggle:
+def switch(name: str, value: bool, **kwargs) -> pn.widgets.Toggle:
     """An on/off button: filled while on, outlined while off."""
     return pn.widgets.Toggle(
-        name=name, value=value, button_type="primary", stylesheets=[SWITCH_CSS, FOCUS_CSS]
+        name=name,
+        value=value,
+        button_type="primary",
+        stylesheets=[SWITCH_CSS, FOCUS_CSS],
+        **kwargs,
     )
 
 
@@ -65,9 +69,9 @@ def buttons(name: str, options, value, **kwargs) -> pn.widgets.RadioButtonGroup:
     )
 
 
-def button(name: str) -> pn.widgets.Button:
+def button(name: str, **kwargs) -> pn.widgets.Button:
     """A push button (Resample, a preset) whose keyboard focus can be seen."""
-    return pn.widgets.Button(name=name, button_type="default", stylesheets=[FOCUS_CSS])
+    return pn.widgets.Button(name=name, button_type="default", stylesheets=[FOCUS_CSS], **kwargs)
 
 
 # Buttons whose click count is part of the figure's view, which a link to it keeps

@@ -18,9 +18,9 @@ from figures.tryit import drawn
 from figures.widgets import CLICKS_ARE_STATE, ChoiceSlider, button, buttons, switch
 
 
-def widget(control: Control, value) -> tuple[pn.widgets.Widget, pn.viewable.Viewable]:
-    """The widget that draws ``control`` holding ``value``, and what to place in the layout."""
-    look = dict(control.look)
+def widget(control: Control, value, **look) -> tuple[pn.widgets.Widget, pn.viewable.Viewable]:
+    """The widget that draws ``control`` holding ``value`` (``look``: the widget's width,
+    margins, styles), and what to place in the layout (the widget, or it under its name)."""
     name = control.name
     if isinstance(control, Slider):
         kind = pn.widgets.IntSlider if control.whole else pn.widgets.FloatSlider
@@ -35,9 +35,9 @@ def widget(control: Control, value) -> tuple[pn.widgets.Widget, pn.viewable.View
     elif isinstance(control, Text):
         w = pn.widgets.TextInput(name=name, value=value, **look)
     elif isinstance(control, Switch):
-        w = switch(name, value)
+        w = switch(name, value, **look)
     elif isinstance(control, Clicks):
-        w = button(name)
+        w = button(name, **look)
         w.clicks = value - control.first
         CLICKS_ARE_STATE.add(w)
     elif isinstance(control, Choice) and control.style == "labelled":
@@ -54,9 +54,9 @@ def widget(control: Control, value) -> tuple[pn.widgets.Widget, pn.viewable.View
     return w, w
 
 
-def action_button(action: Action) -> pn.widgets.Button:
+def action_button(action: Action, **look) -> pn.widgets.Button:
     """The push button of an action."""
-    return button(action.name)
+    return button(action.name, **look)
 
 
 def show(drawing: Drawing, handles: Mapping[str, object]) -> None:
