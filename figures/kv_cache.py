@@ -9,22 +9,24 @@ the readout prints both outputs and their largest difference: 0, the same floats
 cache of a real model: bytes per token and at a chosen length, at the model's precision.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 
 from attention.fixtures import TOKENS
-from attention.kv_cache import STAGES, book_generation, kv_cache_bytes, total_work
+from attention.kv_cache import book_generation, kv_cache_bytes, total_work
 from attention.models import LLAMA2_7B, MODELS, by_name
-from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import data_grid, data_table, heatmap, heatmap_data, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import ChoiceSlider, switch
-from formatting import bytes_text, integer, noise_text, vec, words
+from figurekit.controls import Choice, Slider, Switch
+from figurekit.drawing import (
+    ACCENT,
+    MUTED,
+    Drawing,
+    heatmap_data,
+    html,
+    message_html,
+    readout_html,
+)
+from formatting import bytes_text, integer, noise_text, vec
 
 TITLE = "The key/value cache"
 CAPTION = (
@@ -51,6 +53,12 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("step", "Step t", start=1, end=T),
+    Switch("cached", "Key/value cache on"),
+    Choice("model", "Model", [m.name for m in MODELS], style="menu"),
+    Choice("tokens", "Tokens in the cache", {integer(n): n for n in LENGTHS}, style="slider"),
+)
 
 
 def routes(state: State):
@@ -157,103 +165,19 @@ def model_columns(state: State) -> dict:
     }
 
 
-def _work_plot(source: ColumnDataSource):
-    p = plot("multiplications per step", height=280, x_range=Range1d(0.4, T + 0.6))
-    common = {"source": source, "width": 0.36, "line_color": INK, "line_width": 2}
-    common["line_alpha"] = "edge_alpha"
-    without = p.vbar(
-        x="x_without", top="without", color=MUTED, fill_alpha="alpha_without", **common
-    )
-    with_cache = p.vbar(x="x_with", top="with", color=ACCENT, fill_alpha="alpha_with", **common)
-    p.add_layout(
-        Legend(
-            items=[
-                LegendItem(label="without cache", renderers=[without]),
-                LegendItem(label="with cache", renderers=[with_cache]),
-            ],
-            location="top_left",
-            border_line_color=None,
-            background_fill_alpha=0.0,
-        )
-    )
-    p.xaxis.ticker = list(range(1, T + 1))
-    p.xaxis.major_label_overrides = {t: TOKENS[t - 1] for t in range(1, T + 1)}
-    p.xaxis.axis_label = "step t: the newest token"
-    p.xgrid.visible = False
-    columns = [("without", "without cache", "int"), ("with", "with cache", "int")]
-    data_table(p, source, columns, rows=TOKENS, row_header="step t: the newest token")
-    return p
-
-
-def _model_plot(source: ColumnDataSource):
-    p = plot("key/value cache", height=280, y_range=[m.name for m in reversed(MODELS)])
-    p.hbar(y="name", right="mib", height=0.6, color="color", source=source)
-    p.text(
-        x="mib",
-        y="name",
-        text="text",
-        source=source,
-        text_baseline="middle",
-        text_font_size="11px",
-        text_color=INK,
-    )
-    p.x_range = Range1d(0, 1)
-    p.xaxis.axis_label = "MiB"
-    data_table(p, source, [("name", "model", "text"), ("text", "key/value cache", "text")])
-    p.ygrid.visible = False
-    return p
-
-
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """The work bars, the rows grid, the models' caches, and the function that refills them."""
-    work = ColumnDataSource(work_columns(DEFAULT))
-    models = ColumnDataSource(model_columns(DEFAULT))
-    work_plot, model_plot = _work_plot(work), _model_plot(models)
-    grid_plot, grid_source, _ = heatmap("rows of Q, K, V at this step", TOKENS, COLUMNS)
-    # The cells' shades only sort them; their words say what each row is at this step.
-    data_grid(grid_plot, grid_source, TOKENS, COLUMNS, "token \\ row of", "text", "text")
-
-    def show(state: State) -> None:
-        refill(work, work_columns(state))
-        values, text = grid(state)
-        refill(grid_source, heatmap_data(values, text, low=0.0, high=1.0))
-        route = "with the cache" if state.cached else "without the cache"
-        grid_plot.title.text = f"rows of Q, K, V at step {state.step}, {route}"
-        columns = model_columns(state)
-        refill(models, columns)
-        model_plot.x_range.end = 1.45 * max(columns["mib"])  # room for the labels
-        model_plot.title.text = f"key/value cache at {integer(state.tokens)} tokens"
-
-    return [work_plot, grid_plot, model_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: step slider, cache switch, model and length; work, rows, bytes."""
-    step = pn.widgets.IntSlider(name="Step t", start=1, end=T, value=DEFAULT.step)
-    cached = switch("Key/value cache on", DEFAULT.cached)
-    model = pn.widgets.Select(
-        name="Model", options=[m.name for m in MODELS], value=DEFAULT.model, width=160
-    )
-    tokens = ChoiceSlider(
-        name="Tokens in the cache",
-        options={integer(n): n for n in LENGTHS},
-        value=DEFAULT.tokens,
-    )
-    plots, show = _plots()
-    readout, message = pane(), pane()
-    about = note(
-        f"<b>Layer:</b> seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) "
-        "(section 3.5), causal, generated in numpy; each product summed in a fixed order. "
-        f"<b>Work:</b> scalar multiplications of {words(STAGES)}. "
-        "<b>Bytes:</b> batch 1, at the precision each model was released in."
-    )
-
-    def draw() -> str:
-        state = State(int(step.value), bool(cached.value), model.value, int(tokens.value))
-        show(state)
-        readout.object = readout_html(readouts(drawn(state)))
-        return message_html(notes(state), "info")
-
-    controls = [step, cached, model, tokens]
-    recompute(controls, message, draw)
-    return frame(controls, plots, stacked(readout, about), message)
+def draw(state: State) -> Drawing:
+    """The work bars, the rows grid, the models' caches, the readout and the length's note."""
+    values, text = grid(state)
+    route = "with the cache" if state.cached else "without the cache"
+    columns = model_columns(state)
+    rows = readouts(state)
+    return {
+        "work": {"data": work_columns(state)},
+        "grid": {"data": heatmap_data(values, text, low=0.0, high=1.0)},
+        "grid.title": {"text": f"rows of Q, K, V at step {state.step}, {route}"},
+        "models": {"data": columns},
+        "models.x_range": {"end": 1.45 * max(columns["mib"])},  # room for the labels
+        "models.title": {"text": f"key/value cache at {integer(state.tokens)} tokens"},
+        "readout": html(readout_html(rows)),
+        "message": html(message_html(notes(state), "info")),
+    }

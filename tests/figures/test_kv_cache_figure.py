@@ -9,7 +9,7 @@ from attention.kv_cache import book_generation, kv_cache_bytes, total_work
 from attention.models import LLAMA2_7B, MISTRAL_7B, MODELS, by_name
 from figures import kv_cache
 from formatting import bytes_text, integer, vec
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 T = len(TOKENS)
@@ -88,7 +88,7 @@ def test_notes_for_lengths_past_the_context_and_the_window():
 
 
 def test_the_view_shows_its_readouts():
-    view = kv_cache.view()
+    view = driven(kv_cache)
     controls = widgets(view)
     assert set(NAMES) <= set(controls)
     assert readouts(view) == shown(kv_cache.DEFAULT)
@@ -103,7 +103,7 @@ def test_the_view_shows_its_readouts():
     tokens=st.sampled_from(kv_cache.LENGTHS),
 )
 def test_every_state_of_the_view_shows_the_pure_readouts(step, cached, model, tokens):
-    view = kv_cache.view()
+    view = driven(kv_cache)
     controls = widgets(view)
     for name, value in zip(NAMES, (step, cached, model, tokens), strict=True):
         controls[name].value = value
