@@ -7,13 +7,9 @@ one head computes against T on log axes, the band's line against the causal tria
 2's full T^2. The readout sets the same counts beside Mistral 7B's window and layers.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool, LinearColorMapper, Range1d
-from bokeh.plotting import figure
 
 from attention.cost import GPT41_CONTEXT
 from attention.models import MISTRAL_7B
@@ -28,19 +24,8 @@ from attention.window import (
     window_mask,
     window_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import (
-    EMPTY,
-    HEAT,
-    HIGHLIGHT,
-    data_table,
-    integer_ticker,
-    note,
-    plot,
-    refill,
-    stacked,
-)
-from figures.tryit import drawn
+from figurekit.controls import Slider
+from figurekit.drawing import ACCENT, INK, MUTED, Drawing, html, readout_html
 from formatting import integer, percent
 
 TITLE = "A band instead of a triangle"
@@ -64,6 +49,11 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("T", "Tokens T", start=4, end=MAX_T),
+    Slider("W", "Window W", start=1, end=MAX_T),
+    Slider("L", "Layers L", start=1, end=MAX_LAYERS),
+)
 
 
 def readouts(state: State) -> list[tuple[str, str, str]]:
@@ -130,93 +120,23 @@ def cost_lines(state: State) -> dict:
     }
 
 
-def _grid_plot(
-    title: str, source: ColumnDataSource, field: str, mapper, column: tuple[str, str]
-) -> figure:
-    """Cells of a T x T grid at integer positions, query i down the side (row 0 on top)."""
-    p = plot(title, height=300, x_axis_location="above")
-    p.x_range = Range1d(-0.5, DEFAULT.T - 0.5)
-    p.y_range = Range1d(DEFAULT.T - 0.5, -0.5)
-    fill = {"field": field, "transform": mapper}
-    grid = p.rect(x="x", y="y", width=1, height=1, fill_color=fill, line_color=None, source=source)
-    p.xaxis.axis_label = "key position j"
-    p.yaxis.axis_label = "query position i"
-    p.xaxis.ticker = integer_ticker()
-    p.yaxis.ticker = integer_ticker()
-    p.grid.visible = False
-    tips = [("query i", "@y"), ("key j", "@x"), ("layers needed", "@needed{0}")]
-    p.add_tools(HoverTool(renderers=[grid], tooltips=tips))
-    cell = [("y", "query i", "int"), ("x", "key j", "int")]
-    data_table(p, source, [*cell, (*column, "int")])
-    return p
-
-
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """The mask, the reach and the cost plots, and the function that draws a state on them."""
-    source = ColumnDataSource(cells(DEFAULT))
-    band = LinearColorMapper(palette=[EMPTY, ACCENT], low=0, high=1)
-    mask_plot = _grid_plot("the mask", source, "band", band, ("band", "kept (1) or masked (0)"))
-    layers = LinearColorMapper(palette=list(HEAT), low=0, high=1, nan_color=EMPTY)
-    reach_plot = _grid_plot("layers needed", source, "shade", layers, ("needed", "layers needed"))
-    last_row = ColumnDataSource({"x": [], "y": [], "w": []})
-    reach_plot.rect(
-        x="x", y="y", width="w", height=1, source=last_row, fill_color=None,
-        line_color=HIGHLIGHT, line_width=2,
-    )  # fmt: skip
-
-    lines = ColumnDataSource(cost_lines(DEFAULT))
-    here = ColumnDataSource({"n": [], "y": [], "color": []})
-    cost_plot = plot("scores one head computes", height=300, x_axis_type="log", y_axis_type="log")
-    cost_plot.line(x="n", y="full", source=lines, color=MUTED, line_width=2, line_dash="dashed",
-                   legend_label="full T² (post 2)")  # fmt: skip
-    cost_plot.line(x="n", y="causal", source=lines, color=INK, line_width=2,
-                   legend_label="causal T(T+1)/2")  # fmt: skip
-    cost_plot.line(x="n", y="window", source=lines, color=ACCENT, line_width=2,
-                   legend_label="band, window W")  # fmt: skip
-    cost_plot.scatter(x="n", y="y", source=here, color="color", size=9)
-    cost_plot.legend.location = "top_left"  # above every line, where the lines start low
-    cost_plot.xaxis.axis_label = "tokens T"
-    cost_plot.yaxis.axis_label = "scores"
-    columns = [("n", "tokens T", "int"), ("y", "scores", "int")]
-    matrices = ["band, window W", "causal", "full"]
-    data_table(cost_plot, here, columns, rows=matrices, row_header="matrix")
-
-    def show(state: State) -> None:
-        T, W, L = state
-        # Everything is computed before anything is written: a refusal leaves the last drawing.
-        grid, curves = cells(state), cost_lines(state)
-        counts = [window_scores(T, W), causal_scores(T), full_scores(T)]
-        for p in (mask_plot, reach_plot):
-            p.x_range.end, p.y_range.start = T - 0.5, T - 0.5
-        mask_plot.title.text = f"the mask: T = {integer(T)}, W = {integer(W)}"
-        reach_plot.title.text = f"layers needed, up to L = {integer(L)} (darker: fewer)"
-        layers.low, layers.high = -L / 2, L  # L layers still visibly coloured
-        refill(source, grid)
-        refill(last_row, {"x": [(T - 1) / 2], "y": [T - 1], "w": [T]})
-        refill(lines, curves)
-        refill(here, {"n": [T] * 3, "y": counts, "color": [ACCENT, INK, MUTED]})
-
-    return [mask_plot, reach_plot, cost_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: T, W and L sliders; the mask, the layers needed, the scores against T."""
-    T = pn.widgets.IntSlider(name="Tokens T", start=4, end=MAX_T, value=DEFAULT.T)
-    W = pn.widgets.IntSlider(name="Window W", start=1, end=MAX_T, value=DEFAULT.W)
-    L = pn.widgets.IntSlider(name="Layers L", start=1, end=MAX_LAYERS, value=DEFAULT.L)
-    plots, show = _plots()
-    readout = pane()
-    message = pane()
-    about = note(
-        "Each query keeps its last W keys, itself included; with W ≥ T the band is the whole "
-        "causal triangle. The outlined row is the last token. Counts are exact integers."
-    )
-
-    def draw() -> None:
-        state = State(int(T.value), int(W.value), int(L.value))
-        rows = readouts(drawn(state))
-        show(state)
-        readout.object = readout_html(rows)
-
-    recompute((T, W, L), message, draw)
-    return frame([T, W, L], plots, stacked(readout, about), message)
+def draw(state: State) -> Drawing:
+    """The mask, the layers needed, the scores against T, and the readout, at ``state``."""
+    T, W, L = state
+    rows = readouts(state)
+    grid, curves = cells(state), cost_lines(state)
+    counts = [window_scores(T, W), causal_scores(T), full_scores(T)]
+    return {
+        "mask.x_range": {"end": T - 0.5},
+        "mask.y_range": {"start": T - 0.5},
+        "reach.x_range": {"end": T - 0.5},
+        "reach.y_range": {"start": T - 0.5},
+        "mask.title": {"text": f"the mask: T = {integer(T)}, W = {integer(W)}"},
+        "reach.title": {"text": f"layers needed, up to L = {integer(L)} (darker: fewer)"},
+        "reach.mapper": {"low": -L / 2, "high": L},  # L layers still visibly coloured
+        "cells": {"data": grid},
+        "last-row": {"data": {"x": [(T - 1) / 2], "y": [T - 1], "w": [T]}},
+        "lines": {"data": curves},
+        "here": {"data": {"n": [T] * 3, "y": counts, "color": [ACCENT, INK, MUTED]}},
+        "readout": html(readout_html(rows)),
+    }

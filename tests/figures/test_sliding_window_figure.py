@@ -20,7 +20,7 @@ from attention.window import (
 )
 from figures import sliding_window as fig
 from formatting import integer, percent
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 T_VALUES = st.integers(4, fig.MAX_T)
@@ -109,7 +109,7 @@ def test_the_log_plot_draws_the_cores_counts():
 
 
 def test_the_view_shows_its_readouts_at_the_defaults():
-    view = fig.view()
+    view = driven(fig)
     assert readouts(view) == shown(fig.DEFAULT)
     assert messages(view) == []
 
@@ -117,7 +117,7 @@ def test_the_view_shows_its_readouts_at_the_defaults():
 @settings(max_examples=examples(30), deadline=None)
 @given(T=T_VALUES, W=W_VALUES, L=L_VALUES)
 def test_the_view_shows_its_readouts_for_any_slider_values(T, W, L):
-    view = fig.view()
+    view = driven(fig)
     set_state(view, T, W, L)
     assert readouts(view) == shown(fig.State(T, W, L))
     assert messages(view) == []
@@ -126,7 +126,7 @@ def test_the_view_shows_its_readouts_for_any_slider_values(T, W, L):
 def test_a_state_the_core_refuses_shows_a_message_and_keeps_the_last_drawing():
     with pytest.raises(ValueError, match="W"):
         fig.readouts(fig.State(8, 0, 1))
-    view = fig.view()
+    view = driven(fig)
     before = readouts(view)
     widgets(view)["Window W"].value = 0  # no slider goes there; a stale link might
     assert messages(view) == ["W (the window) must be at least 1, got 0"]
