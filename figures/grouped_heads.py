@@ -10,13 +10,10 @@ multi-head attention whose K/V weights are copies across each group, on the book
 this layout (head_dim 2): their largest difference.
 """
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 
 from attention.fixtures import book_inputs
 from attention.grouped import (
@@ -36,10 +33,17 @@ from attention.grouped import (
 )
 from attention.heads import multihead_split
 from attention.models import Model
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, data_table, note, outline, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import Presets, button
+from figurekit.controls import Action, Choice, Number
+from figurekit.drawing import (
+    ACCENT,
+    INK,
+    MUTED,
+    TOKEN_COLORS,
+    Drawing,
+    html,
+    outline,
+    readout_html,
+)
 from formatting import bytes_text, integer, noise_text, percent
 
 TITLE = "Query heads sharing key/value heads"
@@ -75,6 +79,28 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+PICKER = Choice("model", "Head layout", {layout_label(m): m.name for m in LAYOUTS}, style="menu")
+CONTROLS = (
+    PICKER,
+    # No start/end on the box: the browser would clamp an entry without a word; draw() says
+    # which values the layout allows.
+    Number("kv_heads", "K/V heads", whole=True),
+)
+# The two ends: one K/V head for every query head, or one per query head.
+ACTIONS = (
+    Action("Multi-query: 1 K/V head", lambda state: state._replace(kv_heads=1)),
+    Action(
+        "Multi-head: H K/V heads",
+        lambda state: state._replace(kv_heads=by_name(state.model).heads),
+    ),
+)
+
+
+def react(state: State, key: str) -> State:
+    """A picked layout loads its published K/V count; the box sets only itself."""
+    if key == PICKER.key:
+        return state._replace(kv_heads=by_name(state.model).kv_heads)
+    return state
 
 
 def checked(state: State) -> tuple[Model, int]:
@@ -195,92 +221,18 @@ def bars(model: Model, kv_heads: int) -> dict:
     }
 
 
-def _stripe_plot(quads: ColumnDataSource, labels: ColumnDataSource):
-    p = plot("query heads (top), coloured by the K/V head they read (bottom)", height=220)
-    p.x_range, p.y_range = Range1d(0, TOY.heads), Range1d(-0.1, 2.35)
-    p.quad(left="left", right="right", bottom="bottom", top="top", color="color", source=quads)
-    p.text(
-        x="x",
-        y="y",
-        text="text",
-        source=labels,
-        text_align="center",
-        text_baseline="middle",
-        text_font_size="10px",
-        text_color="#ffffff",
-    )
-    p.yaxis.ticker = FixedTicker(ticks=[0.5, 1.75])
-    p.yaxis.major_label_overrides = {0.5: "K/V heads", 1.75: "query heads"}
-    p.xaxis.axis_label = "query head"
-    data_table(p, quads, [("head", "head", "text"), ("reads", "K/V head it reads", "text")])
-    p.xaxis.visible = False
-    p.grid.visible = False
-    p.axis.axis_line_color = None
-    p.axis.major_tick_line_color = None
-    return p
-
-
-def _plots() -> tuple[list, Callable[[Model, int], None]]:
-    """The stripes and the cache bars, and the function that draws a layout on them."""
-    quads = ColumnDataSource({"left": [], "right": [], "bottom": [], "top": [], "color": []})
-    labels = ColumnDataSource({"x": [], "y": [], "text": []})
-    stripe_plot = _stripe_plot(quads, labels)
-    start = bars(TOY, TOY.kv_heads)
-    cache = ColumnDataSource(start)
-    cache_plot = bar_chart(
-        "K/V cache per token, at each allowed number of K/V heads",
-        cache,
-        start["label"],
-        "bytes",
-        "bytes per token",
-        tooltips=[("K/V heads", "@label"), ("bytes per token", "@bytes{0,0}")],
-        x_label="K/V heads",
-        value_format="int",
-    )
-    cache_plot.xaxis.axis_label = "K/V heads"
-
-    def show(model: Model, kv: int) -> None:
-        q, text = stripes(model.heads, kv)
-        refill(quads, q)
-        refill(labels, text)
-        stripe_plot.x_range.end = model.heads
-        data = bars(model, kv)
-        if list(cache_plot.x_range.factors) != data["label"]:
-            cache_plot.x_range.factors = data["label"]
-        refill(cache, data)
-
-    return [stripe_plot, cache_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: layout picker, K/V heads box, two ends; stripes, cache bars, readout."""
-    layout = pn.widgets.Select(
-        name="Head layout",
-        options={layout_label(m): m.name for m in LAYOUTS},
-        value=DEFAULT.model,
-        width=260,
-    )
-    # No start/end on the box: the browser would clamp an entry without a word; draw() says
-    # which values the layout allows.
-    kv_box = pn.widgets.IntInput(name="K/V heads", value=DEFAULT.kv_heads, width=110)
-    one = button("Multi-query: 1 K/V head")
-    every = button("Multi-head: H K/V heads")
-    plots, show = _plots()
-    readout, message = pane(), pane()
-    about = note(
-        "Each query head keeps its own W_q columns; only keys and values are shared, so only "
-        "they shrink. The difference is computed live on the book's six tokens, head_dim 2."
-    )
-
-    def draw() -> None:
-        state = State(layout.value, kv_box.value)
-        rows = readouts(drawn(state))  # computes (or refuses) before anything is drawn
-        show(*checked(state))
-        readout.object = readout_html(rows)
-
-    # A picked layout loads its published K/V count and draws once; the box draws on its own.
-    box = Presets((kv_box,), recompute((), message, draw))
-    layout.param.watch(lambda event: box.load(by_name(event.new).kv_heads), "value")
-    one.on_click(lambda _event: box.load(1))
-    every.on_click(lambda _event: box.load(by_name(layout.value).heads))
-    return frame([layout, kv_box, one, every], plots, stacked(readout, about), message)
+def draw(state: State) -> Drawing:
+    """The stripes and the cache bars of the state's layout, and the readout; a K/V count the
+    layout does not allow raises, saying which it does."""
+    rows = readouts(state)  # computes (or refuses) before anything is drawn
+    model, kv = checked(state)
+    quads, labels = stripes(model.heads, kv)
+    data = bars(model, kv)
+    return {
+        "quads": {"data": quads},
+        "labels": {"data": labels},
+        "stripes.x_range": {"end": model.heads},
+        "cache.x_range": {"factors": data["label"]},
+        "cache": {"data": data},
+        "readout": html(readout_html(rows)),
+    }

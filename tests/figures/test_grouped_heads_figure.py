@@ -10,7 +10,7 @@ from attention.heads import multihead_split
 from attention.models import LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
 from figures import grouped_heads as fig
 from formatting import bytes_text, integer, noise_text, percent
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 
 LAYOUT, KV = "Head layout", "K/V heads"
 
@@ -72,7 +72,7 @@ def test_the_stripes_colour_each_query_head_by_its_kv_head():
 
 
 def test_the_view_shows_its_readouts_for_every_layout_and_count():
-    view = fig.view()
+    view = driven(fig)
     controls = widgets(view)
     assert readouts(view) == shown(fig.DEFAULT)
     for model in fig.LAYOUTS:
@@ -86,7 +86,7 @@ def test_the_view_shows_its_readouts_for_every_layout_and_count():
 
 
 def test_the_two_end_buttons():
-    view = fig.view()
+    view = driven(fig)
     controls = widgets(view)
     controls[LAYOUT].value = MISTRAL_7B.name
     controls["Multi-query: 1 K/V head"].clicks += 1
@@ -98,7 +98,7 @@ def test_the_two_end_buttons():
 
 @pytest.mark.parametrize("bad", [3, 0, -8, 16, None, 2**63 - 1])
 def test_bad_counts_give_a_message_and_keep_the_last_drawing(bad):
-    view = fig.view()
+    view = driven(fig)
     controls = widgets(view)
     before = readouts(view)
     controls[KV].value = bad
