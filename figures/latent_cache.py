@@ -7,32 +7,22 @@ a small random layer computed both ways, from rebuilt keys and values and with W
 folded into the query and output projections: the largest difference, per latent width.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, FactorRange, Range1d, Span
 
-from attention.cost import CARD_GIB, card_bytes
 from attention.latent import (
     GQA_GROUPS,
     KINDS,
     LATENT_WIDTHS,
-    TINY_D,
-    TINY_HEAD_DIM,
-    TINY_HEADS,
-    TINY_T,
     cache_comparison,
     equivalent_groups,
     tiny_gaps,
 )
 from attention.models import DEEPSEEK_V2
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import ChoiceSlider, Resample
-from formatting import bytes_text, integer, noise_text, num, percent, sci
+from figurekit.controls import Choice, Clicks, Slider
+from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html, readout_html
+from formatting import bytes_text, integer, noise_text, num, percent
 
 TITLE = "What one token leaves in the cache"
 CAPTION = (
@@ -72,6 +62,13 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Choice("latent", "Latent width d_c", list(LATENTS), style="slider"),
+    Choice("groups", "GQA groups", {str(g): g for g in GROUPS}),
+    Choice("context", "Context length T", {length_label(n): n for n in LENGTHS}, style="slider"),
+    Slider("tiny_latent", "Tiny layer's d_c", start=LATENT_WIDTHS[0], end=LATENT_WIDTHS[-1]),
+    Clicks("seed", "Resample", first=FIRST_SEED),
+)
 
 
 def tiny_gap(state: State) -> float:
@@ -136,101 +133,11 @@ def _gap_columns(state: State) -> dict:
     }
 
 
-def _cache_plot(source: ColumnDataSource):
-    p = plot(
-        f"{DEEPSEEK_V2.name}'s cache, {DEEPSEEK_V2.layers} layers (log scale)",
-        height=280,
-        x_range=FactorRange(*KINDS.values()),
-        y_axis_type="log",
-    )
-    p.vbar(x="label", top="bytes", bottom=BYTES_FLOOR, width=0.7, color="color", source=source)
-    p.text(
-        x="label",
-        y="bytes",
-        text="text",
-        source=source,
-        text_align="center",
-        text_baseline="bottom",
-        text_font_size="11px",
-        text_color=INK,
-        y_offset=-2,
-    )
-    card = Span(dimension="width", location=card_bytes(CARD_GIB), line_dash="dashed")
-    card.line_color = INK
-    p.add_layout(card)
-    p.y_range = Range1d(BYTES_FLOOR, 8e12)
-    p.xgrid.visible = False
-    p.yaxis.axis_label = f"bytes over T tokens (dashed: one {CARD_GIB} GiB card)"
-    data_table(p, source, [("label", "cache", "text"), ("text", "bytes over T tokens", "text")])
-    return p
-
-
-def _gap_plot(source: ColumnDataSource):
-    p = plot(
-        f"Tiny layer (T = {TINY_T}, d = {TINY_D}): rebuilt vs absorbed",
-        height=280,
-        x_range=FactorRange(*(str(d_c) for d_c in LATENT_WIDTHS)),
-        y_axis_type="log",
-    )
-    p.vbar(x="label", top="gap", bottom=GAP_FLOOR, width=0.7, color="color", source=source)
-    eps = Span(dimension="width", location=EPS, line_dash="dashed")
-    eps.line_color = MUTED
-    p.add_layout(eps)
-    p.y_range = Range1d(GAP_FLOOR, 1e-12)
-    p.xgrid.visible = False
-    p.xaxis.axis_label = "latent width d_c"
-    p.yaxis.axis_label = "largest |difference| (dashed: ε)"
-    columns = [("label", "latent width d_c", "text"), ("text", "largest |difference|", "text")]
-    data_table(p, source, columns)
-    return p
-
-
-def _plots() -> tuple[list, Callable[[State], None]]:
-    cache = ColumnDataSource(_cache_columns(DEFAULT))
-    gaps = ColumnDataSource(_gap_columns(DEFAULT))
-
-    def show(state: State) -> None:
-        refill(cache, _cache_columns(state))
-        refill(gaps, _gap_columns(state))
-
-    return [_cache_plot(cache), _gap_plot(gaps)], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: latent width, groups, context, the tiny layer's latent and seed; two plots."""
-    latent = ChoiceSlider(name="Latent width d_c", options=list(LATENTS), value=DEFAULT.latent)
-    groups = pn.widgets.Select(
-        name="GQA groups", options={str(g): g for g in GROUPS}, value=DEFAULT.groups, width=110
-    )
-    context = ChoiceSlider(
-        name="Context length T",
-        options={length_label(n): n for n in LENGTHS},
-        value=DEFAULT.context,
-    )
-    tiny = pn.widgets.IntSlider(
-        name="Tiny layer's d_c",
-        start=LATENT_WIDTHS[0],
-        end=LATENT_WIDTHS[-1],
-        value=DEFAULT.tiny_latent,
-    )
-    resample = Resample(FIRST_SEED)
-    plots, show = _plots()
-    readout, message = pane(), pane()
-    about = note(
-        f"Bytes at {DEEPSEEK_V2.bytes_per_value} per number (bfloat16). MLA caches d_c + "
-        f"{DEEPSEEK_V2.rope_head_dim} numbers per token and layer: the latent and the shared "
-        f"rotary key. The tiny layer has {TINY_HEADS} heads of width {TINY_HEAD_DIM}; ε = "
-        f"{sci(EPS, 1)} is float64's spacing at 1."
-    )
-
-    def draw() -> None:
-        state = State(
-            int(latent.value), int(groups.value), int(context.value), int(tiny.value), resample.seed
-        )
-        show(state)
-        readout.object = readout_html(readouts(drawn(state)))
-
-    redraw = recompute((latent, groups, context, tiny), message, draw)
-    resample.redraws(redraw)
-    controls = [latent, groups, context, tiny, resample.button]
-    return frame(controls, plots, stacked(readout, about), message)
+def draw(state: State) -> Drawing:
+    """DeepSeek-V2's cache four ways, the tiny layer's gap per latent width, the readout."""
+    cache, gaps = _cache_columns(state), _gap_columns(state)
+    return {
+        "cache": {"data": cache},
+        "gaps": {"data": gaps},
+        "readout": html(readout_html(readouts(state))),
+    }

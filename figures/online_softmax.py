@@ -9,8 +9,6 @@ Beside the toy, what the T x T matrix would take at a real length, against the t
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, FixedTicker, Span
 
 from attention.models import LLAMA2_7B
 from attention.online import (
@@ -27,10 +25,8 @@ from attention.online import (
     row_normalizer,
     tile_scores,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import ChoiceSlider, button, switch
+from figurekit.controls import Action, Choice, Slider, Switch
+from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html, readout_html
 from formatting import bytes_text, integer, noise_text, num, vec
 
 TITLE = "Softmax one tile at a time"
@@ -67,6 +63,13 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("query", "Query row i", start=0, end=EXAMPLE_T - 1),
+    Slider("tile", "Keys per tile", start=1, end=EXAMPLE_T),
+    Slider("seen", "Tiles seen", start=1, end=EXAMPLE_T),
+    Switch("causal", "Causal: keys after i hidden"),
+    Choice("length", "Context length T (memory)", {integer(n): n for n in LENGTHS}, style="slider"),
+)
 
 
 def steps(state: State) -> list[TileStep]:
@@ -180,111 +183,42 @@ def _output_columns(state: State) -> tuple[dict, dict]:
     )
 
 
-def _plots():
-    """The three plots and the function that fills them for a state."""
-    bars = ColumnDataSource(_score_columns(DEFAULT))
-    cuts = ColumnDataSource(_boundaries(DEFAULT))
-    p_scores = plot("scores of the tiles seen, s_j = q · k_j / √d_k", height=250)
-    p_scores.vbar(x="x", top="score", width=0.75, color="color", fill_alpha="alpha",
-                  line_alpha="alpha", source=bars)  # fmt: skip
-    p_scores.segment(x0="x", x1="x", y0=-3.5, y1=3.5, source=cuts, line_color=MUTED,
-                     line_dash="dotted")  # fmt: skip
-    m_line = Span(dimension="width", line_dash="dashed", line_color=ACCENT, line_width=2)
-    p_scores.add_layout(m_line)
-    p_scores.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE_T)))
-    p_scores.xaxis.axis_label = "key j"
-    p_scores.xgrid.visible = False
-    columns = [("x", "key j", "int"), ("score", "score s_j", "num"), ("tile", "tile", "text")]
-    data_table(p_scores, bars, columns)
+def step_by(delta: int):
+    """The move of a tile button: the slider ``delta`` tiles on, clamped to the tiles there are
+    (the slider's own range covers the smallest tile); a state the figure cannot draw stays."""
 
-    m_src = ColumnDataSource({"x": [], "y": [], "ell": []})
-    ell_src = ColumnDataSource({"x": [], "y": []})
-    p_run = plot("running maximum m and sum ℓ after each tile", height=250)
-    for src, color, label in ((m_src, ACCENT, "m"), (ell_src, SEEN_COLOR, "ℓ")):
-        p_run.line(x="x", y="y", source=src, color=color, line_width=2, legend_label=label)
-        p_run.scatter(x="x", y="y", source=src, color=color, size=8)
-    m_full = Span(dimension="width", line_dash="dashed", line_color=ACCENT)
-    ell_full = Span(dimension="width", line_dash="dashed", line_color=SEEN_COLOR)
-    p_run.add_layout(m_full)
-    p_run.add_layout(ell_full)
-    p_run.xaxis.axis_label = "tiles seen"
-    p_run.xaxis.ticker = FixedTicker(ticks=list(range(1, EXAMPLE_T + 1)))
-    p_run.legend.location = "top_left"
-    columns = [("x", "tiles seen", "int"), ("y", "running maximum m", "num")]
-    data_table(p_run, m_src, [*columns, ("ell", "running sum ℓ", "num")])
-
-    o_src = ColumnDataSource({"x": [], "y": [], "c": [], "full": []})
-    full_src = ColumnDataSource({"x": [], "y": []})
-    p_out = plot("partial output o against the full output", height=250)
-    p_out.vbar(x="x", top="y", width=0.34, source=o_src, color=ACCENT, legend_label="partial o")
-    p_out.vbar(x="x", top="y", width=0.34, source=full_src, color=FULL_COLOR,
-               legend_label="full softmax")  # fmt: skip
-    p_out.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE[2].shape[1])))
-    p_out.xaxis.axis_label = "component of the output"
-    p_out.xgrid.visible = False
-    p_out.legend.location = "top_left"
-    columns = [("y", "partial output o", "num"), ("full", "full softmax output", "num")]
-    data_table(p_out, o_src, [("c", "component", "int"), *columns])
-
-    def show(state: State) -> None:
-        refill(bars, _score_columns(state))
-        refill(cuts, _boundaries(state))
-        k = seen(state)
-        m_line.location = steps(state)[k - 1].m
-        m_src_data, ell_src_data = _running_columns(state)
-        refill(m_src, m_src_data)
-        refill(ell_src, ell_src_data)
-        q = EXAMPLE[0][state.query]
-        position = state.query if state.causal else None
-        m_full.location, ell_full.location = row_normalizer(q, EXAMPLE[1], state.causal, position)
-        partial, whole = _output_columns(state)
-        refill(o_src, partial)
-        refill(full_src, whole)
-
-    return [p_scores, p_run, p_out], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: query, tile size, the tile stepper, causal; scores, running state, output."""
-    query = pn.widgets.IntSlider(name="Query row i", start=0, end=EXAMPLE_T - 1,
-                                 value=DEFAULT.query)  # fmt: skip
-    tile = pn.widgets.IntSlider(name="Keys per tile", start=1, end=EXAMPLE_T, value=DEFAULT.tile)
-    tiles = pn.widgets.IntSlider(name="Tiles seen", start=1, end=EXAMPLE_T, value=DEFAULT.seen)
-    previous, following = button("Previous tile"), button("Next tile")
-    causal = switch("Causal: keys after i hidden", DEFAULT.causal)
-    length = ChoiceSlider(
-        name="Context length T (memory)",
-        options={integer(n): n for n in LENGTHS},
-        value=DEFAULT.length,
-    )
-    plots, show = _plots()
-    readout, message = pane(), pane()
-
-    def state() -> State:
-        return State(query.value, tile.value, tiles.value, causal.value, int(length.value))
-
-    def draw() -> None:
-        current = state()
-        rows = readouts(drawn(current))  # computes everything before anything is drawn
-        show(current)
-        readout.object = readout_html(rows)
-
-    def step_by(delta: int) -> None:
-        # clamp to the tiles there are; the slider's own range covers the smallest tile
+    def move(state: State) -> State:
         try:
-            k, n = seen(state()), len(steps(state()))
+            k, n = seen(state), len(steps(state))
         except ValueError:  # the figure already shows why it cannot draw
-            return
-        tiles.value = max(1, min(k + delta, n))
+            return state
+        return state._replace(seen=max(1, min(k + delta, n)))
 
-    previous.on_click(lambda _event: step_by(-1))
-    following.on_click(lambda _event: step_by(+1))
-    controls = (query, tile, tiles, causal, length)
-    recompute(controls, message, draw)
-    about = note(ABOUT)
-    return frame(
-        [query, tile, tiles, previous, following, causal, length],
-        plots,
-        stacked(readout, about),
-        message,
-    )
+    return move
+
+
+ACTIONS = (Action("Previous tile", step_by(-1)), Action("Next tile", step_by(+1)))
+
+
+def draw(state: State) -> Drawing:
+    """The scores by tile, the running m and ℓ against the full row's, the partial output
+    against the full one, and the readout."""
+    rows = readouts(state)  # computes everything before anything is drawn
+    k = seen(state)
+    m_data, ell_data = _running_columns(state)
+    q = EXAMPLE[0][state.query]
+    position = state.query if state.causal else None
+    m_full, ell_full = row_normalizer(q, EXAMPLE[1], state.causal, position)
+    partial, whole = _output_columns(state)
+    return {
+        "bars": {"data": _score_columns(state)},
+        "cuts": {"data": _boundaries(state)},
+        "m_line": {"location": steps(state)[k - 1].m},
+        "m": {"data": m_data},
+        "ell": {"data": ell_data},
+        "m_full": {"location": m_full},
+        "ell_full": {"location": ell_full},
+        "partial": {"data": partial},
+        "full": {"data": whole},
+        "readout": html(readout_html(rows)),
+    }

@@ -9,12 +9,9 @@ muted, and the model's context length dashed.
 """
 
 import math
-from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import Arrow, ColumnDataSource, NormalHead, Span
 
 from attention.models import LLAMA2_7B, LLAMA3_8B, by_name
 from attention.rotary import (
@@ -27,9 +24,8 @@ from attention.rotary import (
     shifted_scores,
     wavelengths,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, data_table, note, plot, refill, stacked
-from figures.tryit import drawn
+from figurekit.controls import Choice, Slider
+from figurekit.drawing import TOKEN_COLORS, Drawing, html, readout_html
 from formatting import error_text, integer, num, sci
 
 TITLE = "Rotary embeddings: a score that sees only the offset"
@@ -69,6 +65,13 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("m", "Query position m", start=0, end=MAX_POSITION),
+    Slider("n", "Key position n", start=0, end=MAX_POSITION),
+    Slider("s", "Move both by s", start=0, end=MAX_POSITION),
+    Slider("i", "Pair i", start=1, end=PAIRS),
+    Choice("model", "Base of the frequencies", BASE_OPTIONS),
+)
 
 
 def difference_text(x: float) -> str:
@@ -180,102 +183,21 @@ def _arc(state: State, p: Picture) -> dict:
     return {"x": [0.0], "y": [0.0], "r": [radius], "start": [start], "end": [end]}
 
 
-def _plots() -> tuple[list, Callable[[State, Picture], None]]:
-    """The pair's plane and the wavelengths, and the function that shows a state on them."""
-    plane = plot("pair i of the query and the key", height=320, match_aspect=True)
-    q_circle, k_circle = ColumnDataSource(_circle(1.0)), ColumnDataSource(_circle(1.0))
-    plane.line(x="x", y="y", source=q_circle, color=Q_COLOR, alpha=0.3, line_dash="dotted")
-    plane.line(x="x", y="y", source=k_circle, color=K_COLOR, alpha=0.3, line_dash="dotted")
-    arc = ColumnDataSource({"x": [], "y": [], "r": [], "start": [], "end": []})
-    plane.arc(x="x", y="y", radius="r", start_angle="start", end_angle="end", source=arc, color=INK)
-    arrows = ColumnDataSource({k: [] for k in ("x0", "y0", "x1", "y1", "color", "dash", "text")})
-    head = NormalHead(size=9, fill_color="color", line_color="color")
-    plane.add_layout(
-        Arrow(
-            end=head,
-            x_start="x0",
-            y_start="y0",
-            x_end="x1",
-            y_end="y1",
-            line_color="color",
-            line_dash="dash",
-            line_width=2,
-            source=arrows,
-        )
-    )
-    plane.text(
-        x="x1",
-        y="y1",
-        text="text",
-        source=arrows,
-        text_font_size="11px",
-        text_color="color",
-        x_offset=4,
-        y_offset=-4,
-    )
-    plane.scatter(x=[0.0], y=[0.0], size=4, color=INK)
-    plane.xaxis.axis_label = "coordinate 2i − 1"
-    plane.yaxis.axis_label = "coordinate 2i"
-    columns = [("x1", "coordinate 2i − 1", "num"), ("y1", "coordinate 2i", "num")]
-    data_table(plane, arrows, [("text", "arrow", "text"), *columns])
-
+def draw(state: State) -> Drawing:
+    """The pair's plane (circles, arrows, the angle's arc), every pair's wavelength at both
+    bases, the pair chosen, the context line, and the readout."""
+    p = picture(state)
+    rows = readouts(state)
     pairs = list(range(1, PAIRS + 1))
-    chosen = ColumnDataSource({"i": pairs, "w": [0.0] * PAIRS})
-    other = ColumnDataSource({"i": pairs, "w": [1.0] * PAIRS})
-    here = ColumnDataSource({"i": [], "w": []})
-    waves = plot(
-        f"tokens per full turn, each of the {PAIRS} pairs (d = {D})", height=320, y_axis_type="log"
-    )
-    waves.line(x="i", y="w", source=other, color=MUTED, line_width=2)
-    waves.line(x="i", y="w", source=chosen, color=INK, line_width=2)
-    waves.scatter(x="i", y="w", source=here, size=11, color=ACCENT)
-    context_line = Span(dimension="width", location=1.0, line_dash="dashed", line_color=INK)
-    waves.add_layout(context_line)
-    waves.xaxis.axis_label = "pair i"
-    waves.yaxis.axis_label = "tokens per turn (log)"
-    data_table(waves, chosen, [("i", "pair i", "int"), ("w", "tokens per full turn", "mag")])
-
-    def show(state: State, p: Picture) -> None:
-        refill(q_circle, _circle(float(np.linalg.norm(pair(Q, state.i)))))
-        refill(k_circle, _circle(float(np.linalg.norm(pair(K, state.i)))))
-        refill(arrows, _arrows(state, p))
-        refill(arc, _arc(state, p))
-        other_base = next(m.rope_base for m in MODELS if m.rope_base != p.base)
-        refill(chosen, {"i": pairs, "w": wavelengths(D, p.base).tolist()})
-        refill(other, {"i": pairs, "w": wavelengths(D, other_base).tolist()})
-        refill(here, {"i": [state.i], "w": [float(wavelengths(D, p.base)[state.i - 1])]})
-        context_line.location = p.context
-
-    return [plane, waves], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: positions m, n, shift s, pair i, the base; the pair's plane, the wavelengths."""
-    m = pn.widgets.IntSlider(name="Query position m", start=0, end=MAX_POSITION, value=DEFAULT.m)
-    n = pn.widgets.IntSlider(name="Key position n", start=0, end=MAX_POSITION, value=DEFAULT.n)
-    s = pn.widgets.IntSlider(name="Move both by s", start=0, end=MAX_POSITION, value=DEFAULT.s)
-    i = pn.widgets.IntSlider(name="Pair i", start=1, end=PAIRS, value=DEFAULT.i)
-    base = pn.widgets.Select(
-        name="Base of the frequencies", options=BASE_OPTIONS, value=DEFAULT.model
-    )
-    plots, show = _plots()
-    readout, message = pane(), pane()
-    about = note(
-        f"q and k: {D} numbers each, standard normal (numpy, seed {SEED}), standing in for one "
-        "head's projected query and key. Scores are chapter 3's unscaled dot products. Solid "
-        "arrows: positions m and n; dashed: both moved by s. The dashed line on the right is the "
-        "model's context length; the muted curve is the other base. The last digits of the "
-        "difference can differ between browsers: it is rounding, and sine and cosine round "
-        "differently in different maths libraries."
-    )
-
-    def draw() -> None:
-        state = State(int(m.value), int(n.value), int(s.value), int(i.value), str(base.value))
-        p = picture(state)
-        rows = readouts(drawn(state))
-        show(state, p)
-        readout.object = readout_html(rows)
-
-    controls = [m, n, s, i, base]
-    recompute(controls, message, draw)
-    return frame(controls, plots, stacked(readout, about), message)
+    other_base = next(m.rope_base for m in MODELS if m.rope_base != p.base)
+    return {
+        "q_circle": {"data": _circle(float(np.linalg.norm(pair(Q, state.i))))},
+        "k_circle": {"data": _circle(float(np.linalg.norm(pair(K, state.i))))},
+        "arrows": {"data": _arrows(state, p)},
+        "arc": {"data": _arc(state, p)},
+        "chosen": {"data": {"i": pairs, "w": wavelengths(D, p.base).tolist()}},
+        "other": {"data": {"i": pairs, "w": wavelengths(D, other_base).tolist()}},
+        "here": {"data": {"i": [state.i], "w": [float(wavelengths(D, p.base)[state.i - 1])]}},
+        "context": {"location": p.context},
+        "readout": html(readout_html(rows)),
+    }

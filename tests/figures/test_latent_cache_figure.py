@@ -15,7 +15,7 @@ from attention.latent import (
 from attention.models import DEEPSEEK_V2
 from figures import latent_cache
 from formatting import bytes_text, integer, noise_text, num, percent
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 LATENT, GROUPS, CONTEXT, TINY = (
@@ -58,7 +58,7 @@ def test_the_defaults_are_deepseek_v2s_own_sizes():
 
 
 def test_the_view_shows_its_readouts_at_the_defaults():
-    view = latent_cache.view()
+    view = driven(latent_cache)
     assert readouts(view) == shown(latent_cache.DEFAULT)
     assert messages(view) == []
 
@@ -96,7 +96,7 @@ def test_readouts_at_the_extremes_are_the_cores(state):
     clicks=st.integers(0, 2),
 )
 def test_the_view_shows_the_cores_numbers_for_any_controls(latent, groups, context, tiny, clicks):
-    view = latent_cache.view()
+    view = driven(latent_cache)
     controls = widgets(view)
     for _ in range(clicks):
         controls["Resample"].clicks += 1
@@ -132,7 +132,7 @@ def test_the_cache_bars_fit_the_axis_at_every_setting():
 
 def test_a_refused_state_keeps_the_last_drawing():
     # No control can ask for a state the core refuses, so force one: the drawing stays.
-    view = latent_cache.view()
+    view = driven(latent_cache)
     before = readouts(view)
     controls = widgets(view)
     original = latent_cache.cache_comparison

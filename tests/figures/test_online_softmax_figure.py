@@ -16,7 +16,8 @@ from attention.online import (
 )
 from figures import online_softmax as fig
 from formatting import bytes_text, integer, noise_text, num, vec
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 
 Q, K, V = example()
 QUERY, TILE, SEEN, CAUSAL = (
@@ -97,7 +98,7 @@ def test_the_slider_past_the_last_tile_shows_the_last():
 
 
 def test_the_view_shows_its_readouts_for_several_control_values():
-    view = fig.view()
+    view = driven(fig)
     w = widgets(view)
     assert readouts(view) == shown(fig.DEFAULT)
     for query, tile, seen, causal, length in [
@@ -113,7 +114,7 @@ def test_the_view_shows_its_readouts_for_several_control_values():
 
 
 def test_next_and_previous_step_through_the_tiles():
-    view = fig.view()
+    view = driven(fig)
     w = widgets(view)
     w[TILE].value, w[SEEN].value = 3, 1
     n = len(tile_bounds(EXAMPLE_T, 3))
@@ -135,7 +136,7 @@ def test_the_plots_follow_the_stepper():
     """The running plot has one point per tile seen; the current tile's bars are orange."""
     import panel as pn
 
-    view = fig.view()
+    view = view_of("online-softmax")
     w = widgets(view)
     w[TILE].value, w[SEEN].value = 4, 2
     figures = [p.object for p in view.select(pn.pane.Bokeh)]
@@ -148,7 +149,7 @@ def test_the_plots_follow_the_stepper():
 
 def test_bad_input_keeps_the_last_drawing():
     """The core refuses a tile of 0 keys; the figure says so and keeps its readouts."""
-    view = fig.view()
+    view = driven(fig)
     before = readouts(view)
     widgets(view)[TILE].value = 0  # below the slider's range, as a bad link might send
     assert messages(view) and "tile must be at least 1" in messages(view)[0]

@@ -10,7 +10,7 @@ from attention import rotary
 from attention.models import LLAMA2_7B, LLAMA3_8B
 from figures import rotary as fig
 from formatting import integer, num, sci
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 Q, K = rotary.example_query_key(LLAMA3_8B.head_dim, fig.SEED)
@@ -99,7 +99,7 @@ def test_extremes():
 
 
 def test_the_view_shows_its_readouts_for_several_states():
-    view = fig.view()
+    view = driven(fig)
     assert readouts(view) == shown(fig.DEFAULT)
     for state in [
         fig.State(m=0, n=0, s=0, i=1),
@@ -131,11 +131,10 @@ def test_every_state_reads_the_core(m, n, s, i, model):
 
 
 def test_a_pair_out_of_range_is_refused_and_the_last_drawing_kept():
-    view = fig.view()
+    view = driven(fig)
     before = readouts(view)
     pair = widgets(view)["Pair i"]
-    pair.end = fig.PAIRS + 1  # no reader can do this: the slider stops at the last pair
-    pair.value = fig.PAIRS + 1
+    pair.value = fig.PAIRS + 1  # no reader can do this: the slider stops at the last pair
     assert any("pair i must be an integer from 1 to 64" in m for m in messages(view))
     assert readouts(view) == before
     pair.value = 3
