@@ -7,8 +7,6 @@ row's largest weight is in bold. Switching to cosine scores divides out the leng
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import BoxAnnotation
 
 from attention.analysis import (
     SCALE_EXAMPLE,
@@ -24,10 +22,8 @@ from attention.analysis import (
 )
 from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
-from figures.plots import HIGHLIGHT, choice, heatmap, heatmap_data, note, refill
-from figures.tryit import drawn
-from figures.widgets import token_picker
+from figurekit.controls import Choice, Slider
+from figurekit.drawing import Drawing, heatmap_data, html, readout_html
 from formatting import num, vec
 
 TITLE = "Length wins"
@@ -52,6 +48,14 @@ class State(NamedTuple):
     token: str
     scale: float
     similarity: str
+
+
+DEFAULT = State(SHORTEST, 1.0, DOT)
+CONTROLS = (
+    Choice("token", "Token to scale", list(TOKENS), style="menu"),
+    Slider("scale", "Scale factor", start=0.0, end=MAX_SCALE, step=0.1),
+    Choice("similarity", "Similarity", [DOT, COSINE], style="labelled"),
+)
 
 
 def _scaled(state: State) -> tuple[int, np.ndarray]:
@@ -106,38 +110,12 @@ def _heat_columns(state: State) -> dict:
     return heatmap_data(W, text, bold=bold.ravel().tolist(), low=0, high=1)
 
 
-def _column_outline() -> BoxAnnotation:
-    """The outline the scaled token's column gets (placed by setting its left and right)."""
-    return BoxAnnotation(
-        bottom=0,
-        top=T,
-        fill_alpha=0.0,
-        line_color=HIGHLIGHT,
-        line_alpha=1.0,
-        line_width=4,
-        level="overlay",
-    )
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: token, scale and similarity controls over the 6x6 weight heatmap."""
-    token = token_picker("Token to scale", SHORTEST)
-    scale = pn.widgets.FloatSlider(
-        name="Scale factor", start=0.0, end=MAX_SCALE, step=0.1, value=1.0
-    )
-    similarity, similarity_control = choice("Similarity", [DOT, COSINE], DOT)
-    plot, source, _ = heatmap("Weights α: row = query, column = key", TOKENS, TOKENS, 320)
-    column = _column_outline()
-    plot.add_layout(column)
-    readout, banner = pane(), pane()
-    hint = note(HINT)
-
-    def draw() -> None:
-        state = State(token.value, scale.value, similarity.value)
-        refill(source, _heat_columns(state))
-        j = TOKENS.index(state.token)
-        column.update(left=j, right=j + 1)
-        readout.object = readout_html(readouts(drawn(state)))
-
-    recompute((token, scale, similarity), banner, draw, explain=explain)
-    return frame([token, scale, similarity_control], [plot], readout, pn.Column(banner, hint))
+def draw(state: State) -> Drawing:
+    """The weight heatmap, the scaled token's column outlined, and the readout."""
+    heat = _heat_columns(state)
+    j = TOKENS.index(state.token)
+    return {
+        "heat": {"data": heat},
+        "column": {"left": j, "right": j + 1},
+        "readout": html(readout_html(readouts(state))),
+    }

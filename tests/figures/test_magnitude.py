@@ -20,7 +20,8 @@ from attention.basics import scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures import magnitude
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 TOKEN, SCALE, SIMILARITY = "Token to scale", "Scale factor", "Similarity"
@@ -62,7 +63,7 @@ def heat(view) -> dict:
 def test_default_is_the_untouched_tensor():
     """Post 1 section 06: 'the shortest vector at norm 0.7026', mean row entropy 2.5413, and
     the largest weight going to journey or starts in five rows, to Your itself in row 1."""
-    view = magnitude.view()
+    view = driven(magnitude)
     shown = readouts(view)
     assert shown == expected("with", 1.0, magnitude.DOT)
     assert shown["norm"] == "0.7026"
@@ -74,7 +75,7 @@ def test_default_is_the_untouched_tensor():
 def test_with_times_three_takes_every_row():
     """'scale it by three, and its column becomes the largest weight in all six rows,
     including a weight of 0.687 on itself'."""
-    view = magnitude.view()
+    view = view_of("magnitude")  # the layout's models, as the page shows them
     set_controls(view, "with", 3.0, magnitude.DOT)
     shown = readouts(view)
     assert shown["self_weight"] == "0.687"
@@ -89,7 +90,7 @@ def test_with_times_three_takes_every_row():
 def test_cosine_flattens_and_looks_at_itself():
     """'the mean row entropy rises from 2.5413 bits to 2.5673 against the same 2.5850 ceiling'
     and 'cosine makes every token attend hardest to itself'."""
-    view = magnitude.view()
+    view = driven(magnitude)
     set_controls(view, "with", 1.0, magnitude.COSINE)
     shown = readouts(view)
     assert shown["mean_entropy"] == "2.5673"
@@ -101,7 +102,7 @@ def test_cosine_flattens_and_looks_at_itself():
 
 
 def test_a_zero_vector_is_explained_under_cosine_and_recovers():
-    view = magnitude.view()
+    view = driven(magnitude)
     set_controls(view, "step", 0.0, magnitude.COSINE)
     (text,) = messages(view)
     assert "'step'" in text and "zero vector" in text
@@ -114,7 +115,7 @@ def test_a_zero_vector_is_explained_under_cosine_and_recovers():
 @pytest.mark.parametrize("factor", [0.0, 0.1, magnitude.MAX_SCALE])
 @pytest.mark.parametrize("similarity", [magnitude.DOT, magnitude.COSINE])
 def test_extremes(token, factor, similarity):
-    view = magnitude.view()
+    view = driven(magnitude)
     set_controls(view, token, factor, similarity)
     if factor == 0.0 and similarity == magnitude.COSINE:
         assert "zero vector" in messages(view)[0]
@@ -126,7 +127,7 @@ def test_extremes(token, factor, similarity):
 @settings(max_examples=examples(50), deadline=None)
 @given(**CONTROLS, factor=st.integers(1, 100).map(lambda k: k / 10))
 def test_random_settings_give_the_cores_numbers(token, factor, similarity):
-    view = magnitude.view()
+    view = driven(magnitude)
     set_controls(view, token, factor, similarity)
     assert readouts(view) == expected(token, factor, similarity)
     assert messages(view) == []
@@ -152,7 +153,7 @@ def test_the_readouts_are_the_cores_numbers_or_refused(token, factor, similarity
 
 
 def test_the_view_shows_what_the_function_says():
-    view = magnitude.view()
+    view = driven(magnitude)
     set_controls(view, "Your", 4.2, magnitude.COSINE)
     state = magnitude.State("Your", 4.2, magnitude.COSINE)
     assert readouts(view) == {key: text for key, _, text in magnitude.readouts(state)}

@@ -13,7 +13,7 @@ from tests.figures.probe import messages, readouts
 
 
 def tracked(module) -> viewstate.View:
-    return viewstate.track(figures.figure_id(module), module.view())
+    return viewstate.track(figures.figure_id(module), view_of(figures.figure_id(module)))
 
 
 def expected(module, state) -> dict[str, str]:
