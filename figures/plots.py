@@ -6,7 +6,7 @@ from ``attention/``.
 """
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import panel as pn
@@ -146,7 +146,9 @@ def choice(
     """
     kwargs.setdefault("button_type", "primary")
     kwargs.setdefault("button_style", "outline")
-    group = buttons(name, list(options), value, **kwargs)
+    group = buttons(
+        name, options if isinstance(options, Mapping) else list(options), value, **kwargs
+    )
     label = pn.pane.HTML(
         f'<span class="fig-label">{name}</span>', margin=(0, 10), stylesheets=[LABEL_CSS]
     )

@@ -12,7 +12,8 @@ from bokeh.models import ColumnDataSource
 
 from figurekit.controls import Action, Choice, Clicks, Control, Number, Slider, Switch, Text
 from figurekit.drawing import Drawing
-from figurekit.figure import CONTROL, Figure
+from figurekit.figure import CONTROL, MESSAGE, Figure
+from figures.frame import _REFUSED
 from figures.plots import choice
 from figures.tryit import drawn
 from figures.widgets import CLICKS_ARE_STATE, ChoiceSlider, button, buttons, switch
@@ -98,6 +99,7 @@ def wire(
             for w, attr, value in controls.values():
                 setattr(w, attr, value)
             show(drawing, handles)
+            _REFUSED[handles[MESSAGE]] = figure.refused  # a link's view asks (viewstate)
             drawn(figure.shown)
         finally:
             busy[0] = False
@@ -106,7 +108,8 @@ def wire(
         def on_change(event) -> None:
             if busy[0]:
                 return
-            value = event.new + control.first if isinstance(control, Clicks) else event.new
+            new = getattr(event.obj, event.name)  # now: a nested change may have moved it since
+            value = new + control.first if isinstance(control, Clicks) else new
             apply(figure.change(key, value))
 
         return on_change
