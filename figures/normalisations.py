@@ -8,15 +8,11 @@ drawn in red and named on the figure.
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, Span
 
 from attention.basics import improper_weights, query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
-from figures.frame import INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import FLAG, bar_chart, choice, note, outline, refill
-from figures.tryit import drawn
-from figures.widgets import Presets, token_picker
+from figurekit.controls import Choice
+from figurekit.drawing import FLAG, INK, Drawing, html, message_html, outline, readout_html
 from formatting import num, vec
 
 TITLE = "Divide by the sum, or softmax"
@@ -35,6 +31,13 @@ class State(NamedTuple):
 
     preset: str
     query: str
+
+
+DEFAULT = State("book", TOKENS[1])
+CONTROLS = (
+    Choice("preset", "Tensor", PRESET_LABELS, style="labelled"),
+    Choice("query", "Query token", list(TOKENS), style="menu"),
+)
 
 
 def _row(state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,9 +68,12 @@ def message(state: State) -> str:
     return _flag_text(by_sum, bad, row_sums(s)) if bad.any() else ""
 
 
-def _preset_query(label: str) -> tuple[str]:
-    """Each preset comes with the query whose row shows what it is for."""
-    return (TOKENS[preset_query(PRESET_LABELS[label])],)
+def react(state: State, key: str) -> State:
+    """Each preset comes with the query whose row shows what it is for: picking a tensor
+    picks that query too (the reader can pick another after it)."""
+    if key == "tensor":
+        return state._replace(query=TOKENS[preset_query(state.preset)])
+    return state
 
 
 def _columns(s, by_sum, soft, bad, i) -> dict:
@@ -101,52 +107,11 @@ def _flag_text(by_sum: np.ndarray, bad: np.ndarray, denominator: float) -> str:
     )
 
 
-def _bar_plots(source: ColumnDataSource) -> tuple:
-    """The two bar charts, divide-by-sum and softmax, with a line at 0."""
-    tips = [("token", "@label"), ("score ω", "@score{0.0000}")]
-    by_sum_plot = bar_chart(
-        "ω / Σω  (divide by the sum)",
-        source,
-        TOKENS,
-        "by_sum",
-        "weight",
-        tooltips=[*tips, ("ω / Σω", "@by_sum_text")],
-    )
-    softmax_plot = bar_chart(
-        "softmax(ω)",
-        source,
-        TOKENS,
-        "softmax",
-        "weight",
-        color="soft_color",
-        tooltips=[*tips, ("softmax", "@softmax_text")],
-    )
-    for p in (by_sum_plot, softmax_plot):
-        p.add_layout(Span(location=0, dimension="width", line_color="#64748b", line_width=1))
-    return by_sum_plot, softmax_plot
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: preset and query pickers, two bar charts, scores and both weight rows."""
-    preset, preset_control = choice(
-        "Tensor", list(PRESET_LABELS), PRESETS["book"], orientation="vertical", width=280
-    )
-    query = token_picker()
-    zeros = np.zeros(len(TOKENS))
-    source = ColumnDataSource(_columns(zeros, zeros, zeros, zeros.astype(bool), 1))
-    by_sum_plot, softmax_plot = _bar_plots(source)
-    readout, banner = pane(), pane()
-    hint = note(HINT)
-
-    def draw() -> str:
-        state = State(PRESET_LABELS[preset.value], query.value)
-        refill(source, _bars_columns(state))
-        readout.object = readout_html(readouts(drawn(state)))
-        return message_html(message(state))
-
-    # The preset and the query are watched through Presets, not recompute, so that a preset
-    # that also sets its query draws once.
-    Presets([query], recompute((), banner, draw)).picked_by(preset, _preset_query)
-    return frame(
-        [preset_control, query], [by_sum_plot, softmax_plot], readout, pn.Column(banner, hint)
-    )
+def draw(state: State) -> Drawing:
+    """Both panels' bars, the readout, and the weights no probability could be, named."""
+    bars = _bars_columns(state)
+    return {
+        "bars": {"data": bars},
+        "readout": html(readout_html(readouts(state))),
+        "message": html(message_html(message(state))),
+    }

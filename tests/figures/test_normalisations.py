@@ -12,13 +12,14 @@ from attention.basics import improper_weights, query_scores, row_sums, softmax, 
 from attention.fixtures import PRESETS, TOKENS, preset_inputs, preset_query
 from figures import normalisations
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def choose(view, preset: str, token: str | None = None) -> None:
     controls = widgets(view)
-    controls["Tensor"].value = PRESETS[preset]
+    controls["Tensor"].value = preset  # the button labelled PRESETS[preset]
     if token is not None:
         controls["Query token"].value = token
 
@@ -41,7 +42,7 @@ def expected(preset: str, token: str) -> dict:
 def test_default_is_the_books_journey_row():
     """Post 1 section 04: 'Divide each score by the sum ... [0.1455, 0.2278, 0.2249, 0.1285,
     0.1077, 0.1656]'."""
-    view = normalisations.view()
+    view = driven(normalisations)
     shown = readouts(view)
     assert shown["by_sum"] == "[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]"
     assert shown["softmax"] == "[0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]"
@@ -52,7 +53,7 @@ def test_negative_preset():
     """Post 1 section 04: 'the score of Your against it becomes -0.2046. Divide by the row sum of
     3.7978 and the weight for one is -0.0539 ... Softmax on the same six scores returns 0.0669
     ... still sums to 1.000'."""
-    view = normalisations.view()
+    view = driven(normalisations)
     choose(view, "negative")
     assert widgets(view)["Query token"].value == "Your"  # the preset picks its query
     shown = readouts(view)
@@ -68,7 +69,7 @@ def test_negative_preset():
 
 def test_near_zero_preset():
     """Post 1 section 04: 'a denominator of 0.0100 producing a weight of 90'."""
-    view = normalisations.view()
+    view = driven(normalisations)
     choose(view, "near-zero")
     assert widgets(view)["Query token"].value == "one"
     shown = readouts(view)
@@ -79,7 +80,7 @@ def test_near_zero_preset():
 
 
 def test_flagged_bars_are_red_and_softmax_never_is():
-    view = normalisations.view()
+    view = view_of("normalisations")  # the layout's models, as the page shows them
     choose(view, "negative")
     source = view.select(pn.pane.Bokeh)[0].object.renderers[0].data_source
     assert source.data["color"][4] == normalisations.FLAG
@@ -89,7 +90,7 @@ def test_flagged_bars_are_red_and_softmax_never_is():
 
 @pytest.mark.parametrize(("preset", "token"), list(itertools.product(PRESETS, TOKENS)))
 def test_every_preset_and_query(preset, token):
-    view = normalisations.view()
+    view = driven(normalisations)
     choose(view, preset, token)
     assert readouts(view) == expected(preset, token)
     s = query_scores(preset_inputs(preset), TOKENS.index(token))
@@ -101,7 +102,7 @@ def test_every_preset_and_query(preset, token):
     moves=st.lists(st.tuples(st.sampled_from(list(PRESETS)), st.sampled_from(TOKENS)), max_size=6)
 )
 def test_any_sequence_of_choices_ends_on_the_cores_numbers(moves):
-    view = normalisations.view()
+    view = driven(normalisations)
     for preset, token in moves:
         choose(view, preset, token)
     preset, token = moves[-1] if moves else ("book", "journey")
@@ -109,7 +110,7 @@ def test_any_sequence_of_choices_ends_on_the_cores_numbers(moves):
 
 
 def test_the_presets_pick_their_queries():
-    view = normalisations.view()
+    view = driven(normalisations)
     for name in PRESETS:
         choose(view, name)
         query = TOKENS[preset_query(name)]
@@ -132,7 +133,7 @@ def test_each_change_draws_once(monkeypatch, preset, token):
         calls.append(state)
         return readouts_of(state)
 
-    view = normalisations.view()
+    view = driven(normalisations)
     monkeypatch.setattr(normalisations, "readouts", counted)
     choose(view, preset, token)
     drawn = [normalisations.State(preset, TOKENS[preset_query(preset)])]

@@ -13,20 +13,21 @@ from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures import three_steps
 from formatting import vec
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def test_default_state_is_journey_from_the_book():
     """Post 1, section 03: 'the context vector is [0.4419, 0.6515, 0.5683]'."""
-    shown = readouts(three_steps.view())
+    shown = readouts(driven(three_steps))
     assert shown["scores"] == "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]"
     assert shown["weights"] == "[0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]"
     assert shown["context"] == "[0.4419, 0.6515, 0.5683]"
 
 
 def test_every_query_gives_the_cores_numbers():
-    view = three_steps.view()
+    view = driven(three_steps)
     X = book_inputs()
     for i, token in enumerate(TOKENS):
         widgets(view)["Query token"].value = token
@@ -42,7 +43,7 @@ def test_every_query_gives_the_cores_numbers():
     value=st.floats(-1e6, 1e6, allow_nan=False) | st.sampled_from([0.0, -1e308, 1e308, 1e-300]),
 )
 def test_any_edit_recomputes_or_explains(token, row, col, value):
-    view = three_steps.view()
+    view = driven(three_steps)
     controls = widgets(view)
     controls["Query token"].value = token
     controls[f"{TOKENS[row]} {three_steps.DIMS[col]}"].value = value
@@ -59,7 +60,7 @@ def test_any_edit_recomputes_or_explains(token, row, col, value):
 
 
 def test_recovers_after_an_overflow_and_an_empty_box():
-    view = three_steps.view()
+    view = driven(three_steps)
     controls = widgets(view)
     box = controls["step x₁"]
     controls["Query token"].value = "step"
@@ -75,7 +76,7 @@ def test_recovers_after_an_overflow_and_an_empty_box():
 
 
 def test_a_huge_or_infinite_number_is_explained_and_printed_short():
-    view = three_steps.view()
+    view = driven(three_steps)
     box = widgets(view)["Your x₁"]
     box.value = 1e200  # finite: computed, and printed in scientific notation
     assert messages(view) == []
@@ -93,7 +94,7 @@ def _plots(view):
 
 def test_the_three_panels_are_linked_through_one_source():
     """Tapping a token selects it in the shared source, so it lights up in all three panels."""
-    plots = _plots(three_steps.view())
+    plots = _plots(view_of("three-steps"))
     assert len(plots) == 3
     token_sources = {
         id(r.data_source) for p in plots for r in p.renderers if "label" in r.data_source.data
@@ -111,7 +112,7 @@ def test_the_three_panels_are_linked_through_one_source():
 )
 def test_the_stacked_shares_add_up_to_the_context_vector(token, row, col, value):
     """Panel 3 stacks weight_j * x_j for every token; the stacks end at z, the readout."""
-    view = three_steps.view()
+    view = driven(three_steps)
     controls = widgets(view)
     controls["Query token"].value = token
     controls[f"{TOKENS[row]} {three_steps.DIMS[col]}"].value = value
@@ -119,7 +120,7 @@ def test_the_stacked_shares_add_up_to_the_context_vector(token, row, col, value)
     X[row, col] = value
     w = softmax(query_scores(X, TOKENS.index(token)))
     z = context(w, X)
-    data = _plots(view)[0].renderers[0].data_source.data
+    data = view.shown["tokens"]["data"]  # what the three panels' shared source is given
     for k in range(3):
         parts = np.array(data[f"part{k}"])
         np.testing.assert_allclose(parts, w * X[:, k], rtol=0, atol=1e-12)
