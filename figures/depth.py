@@ -7,8 +7,6 @@ sets, raised to the power T. The figure labels which is which.
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
 
 from attention.depth import (
     EXAMPLE_LAYERS,
@@ -20,9 +18,8 @@ from attention.depth import (
     sigmoid_slope,
 )
 from attention.fixtures import GPT2_CONTEXT
-from figures.frame import ACCENT, INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import data_table, integer_ticker, labelled_points, note, plot, refill
-from figures.tryit import drawn
+from figurekit.controls import Slider
+from figurekit.drawing import ACCENT, INK, Drawing, html, message_html, readout_html
 from formatting import integer, num, power_of_ten
 
 TITLE = "How far back the gradient walks"
@@ -44,6 +41,14 @@ class State(NamedTuple):
     T: int
     layers: int
     factor: float
+
+
+DEFAULT = State(EXAMPLE_T, EXAMPLE_LAYERS, sigmoid_slope(0.0))
+CONTROLS = (
+    Slider("T", "Sequence length T", start=1, end=MAX_T),
+    Slider("layers", "Layers", start=1, end=MAX_LAYERS),
+    Slider("factor", "Factor per step", start=0.01, end=1.0, step=0.01),
+)
 
 
 def _powered(state: State) -> str:
@@ -112,34 +117,6 @@ def _decay_columns(state: State) -> tuple[dict, dict]:
     return curve, here
 
 
-def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
-    p = plot("Layers crossed, last token to first", height=260)
-    p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
-    p.line(x="T", y="recurrent", source=lines, line_width=2, color=ACCENT, legend_label="recurrent")
-    p.line(x="T", y="attention", source=lines, line_width=2, color=INK, legend_label="attention")
-    labelled_points(p, here, "T", "depth", "color")
-    # The lines run from end to end of the axis: the data a reader wants is at their T.
-    columns = [("T", "sequence length T", "int"), ("depth", "layers crossed", "int")]
-    data_table(p, here, columns, rows=["recurrent", "attention"], row_header="path")
-    p.legend.location = "top_left"
-    p.xaxis.axis_label = "sequence length T"
-    p.yaxis.axis_label = "layers crossed (a count)"
-    return p
-
-
-def _decay_plot(curve: ColumnDataSource, here: ColumnDataSource):
-    p = plot("Your factor ^ T (log scale)", height=260)
-    p.x_range = Range1d(0, MAX_T * 1.03)  # room for the marker at T = MAX_T
-    p.line(x="T", y="log10", source=curve, line_width=2, color=MUTED)
-    labelled_points(p, here, "T", "log10", ACCENT)
-    data_table(p, here, [("T", "sequence length T", "int"), ("text", "factor^T", "text")])
-    p.yaxis.ticker = integer_ticker()
-    p.yaxis.formatter = PrintfTickFormatter(format="1e%d")
-    p.xaxis.axis_label = "sequence length T"
-    p.yaxis.axis_label = "factor^T"
-    return p
-
-
 LEGEND = (
     "<b>Counts</b> (exact integers, nothing measured): the recurrent path is layers × T, "
     "the attention path is layers. <b>Your number</b>: the factor you set, raised to the "
@@ -147,34 +124,15 @@ LEGEND = (
 )
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: three sliders, the two depths against T, and factor^T on a log axis."""
-    T = pn.widgets.IntSlider(name="Sequence length T", start=1, end=MAX_T, value=EXAMPLE_T)
-    layers = pn.widgets.IntSlider(name="Layers", start=1, end=MAX_LAYERS, value=EXAMPLE_LAYERS)
-    factor = pn.widgets.FloatSlider(
-        name="Factor per step", start=0.01, end=1.0, step=0.01, value=sigmoid_slope(0.0)
-    )
-    lines = ColumnDataSource({"T": [], "recurrent": [], "attention": []})
-    depth_here = ColumnDataSource(
-        {"T": [], "depth": [], "text": [], "color": [], "dx": [], "align": []}
-    )
-    curve = ColumnDataSource({"T": ALL_T, "log10": np.zeros(MAX_T)})
-    decay_here = ColumnDataSource({"T": [], "log10": [], "text": [], "dx": [], "align": []})
-    depth_plot = _depth_plot(lines, depth_here)
-    decay_plot = _decay_plot(curve, decay_here)
-    readout, banner = pane(), pane()
-    legend = note(LEGEND)
-
-    def draw() -> str:
-        state = State(T.value, layers.value, factor.value)
-        depth_lines, depth_marks = _depth_columns(state)
-        refill(lines, depth_lines)
-        refill(depth_here, depth_marks)
-        decay_curve, decay_marks = _decay_columns(state)
-        refill(curve, decay_curve)
-        refill(decay_here, decay_marks)
-        readout.object = readout_html(readouts(drawn(state)))
-        return message_html(message(state), kind="info")
-
-    recompute((T, layers, factor), banner, draw)
-    return frame([T, layers, factor], [depth_plot, decay_plot], readout, pn.Column(banner, legend))
+def draw(state: State) -> Drawing:
+    """The two depths against T, factor^T on a log axis, the readout and the underflow note."""
+    depth_lines, depth_marks = _depth_columns(state)
+    decay_curve, decay_marks = _decay_columns(state)
+    return {
+        "lines": {"data": depth_lines},
+        "depth-marks": {"data": depth_marks},
+        "curve": {"data": decay_curve},
+        "decay-marks": {"data": decay_marks},
+        "readout": html(readout_html(readouts(state))),
+        "message": html(message_html(message(state), "info")),
+    }

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from attention.depth import attention_depth, decay, log10_decay, recurrent_depth
 from figures import depth
 from formatting import integer, magnitude_text, num, power_of_ten
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 CONTROLS = ("Sequence length T", "Layers", "Factor per step")
@@ -42,15 +43,15 @@ def expected(T, layers, factor) -> dict:
 def test_default_is_five_layers_a_hundred_steps():
     """Post 1 section 01: 'At five layers and a hundred steps the comparison is 500 against 5';
     the factor starts at the sigmoid's largest slope, 0.25."""
-    view = depth.view()
+    view = driven(depth)
     assert readouts(view) == {"recurrent": "500", "attention": "5", "decay": "6.2e-61"}
     assert widgets(view)["Factor per step"].value == 0.25
     assert messages(view) == []
 
 
 def test_the_figure_says_which_numbers_are_counts():
-    view = depth.view()
-    text = " ".join(str(p.object) for p in view.select(depth.pn.pane.HTML))
+    view = view_of("depth")
+    text = " ".join(str(p.object) for p in view.select(pn.pane.HTML))
     assert "Counts" in text and "Your number" in text
     assert "(count)" in text
 
@@ -59,7 +60,7 @@ def test_the_figure_says_which_numbers_are_counts():
 @pytest.mark.parametrize("layers", [1, depth.MAX_LAYERS])
 @pytest.mark.parametrize("factor", [0.01, 1.0])
 def test_every_extreme(T, layers, factor):
-    view = depth.view()
+    view = driven(depth)
     set_controls(view, T, layers, factor)
     assert readouts(view) == expected(T, layers, factor)
     underflow = decay(factor, T) == 0.0
@@ -68,7 +69,7 @@ def test_every_extreme(T, layers, factor):
 
 def test_underflow_is_explained_and_still_printed():
     """0.01 to the power 1,024 is 1e-2048: not a float64, so it is printed from its logarithm."""
-    view = depth.view()
+    view = driven(depth)
     set_controls(view, depth.MAX_T, 5, 0.01)
     assert readouts(view)["decay"] == "1.0e-2048"
     assert "smallest float64" in messages(view)[0]
@@ -79,13 +80,13 @@ def test_underflow_is_explained_and_still_printed():
 @settings(max_examples=examples(60), deadline=None)
 @given(**SLIDERS)
 def test_random_settings_give_the_cores_numbers(T, layers, factor):
-    view = depth.view()
+    view = driven(depth)
     set_controls(view, T, layers, factor)
     assert readouts(view) == expected(T, layers, factor)
 
 
 def test_the_sliders_are_the_three_controls():
-    assert set(widgets(depth.view())) == set(CONTROLS)
+    assert set(widgets(view_of("depth"))) == set(CONTROLS)
 
 
 # --- the formatting helper the figure adds to formatting/ --------------------------------
@@ -125,7 +126,7 @@ def test_factor_to_the_T_prints_plain_until_it_is_tiny(T, factor, text):
 
 def test_value_labels_stay_inside_the_plot_at_long_sequences():
     # At T = 1,024 a label right of its marker ran off the plot's edge.
-    view = depth.view()
+    view = view_of("depth")
     widgets(view)["Sequence length T"].value = depth.MAX_T
     plots = [p.object for p in view.select(pn.pane.Bokeh)]
     found = {s for p in plots for s in p.select(ColumnDataSource) if "align" in s.data}
@@ -154,7 +155,7 @@ def test_the_message_speaks_only_of_an_underflow():
 
 
 def test_the_view_shows_what_the_functions_say():
-    view = depth.view()
+    view = driven(depth)
     set_controls(view, 700, 12, 0.37)
     state = depth.State(700, 12, 0.37)
     assert readouts(view) == {key: text for key, _, text in depth.readouts(state)}
