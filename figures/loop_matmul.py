@@ -8,7 +8,6 @@ on. The readout compares them and counts the work.
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
 
 from attention.basics import (
     agreeing_cells,
@@ -22,10 +21,8 @@ from attention.basics import (
     symmetry_error,
 )
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED, TOKENS, book_inputs
-from figures.frame import frame, pane, readout_html, recompute
-from figures.plots import heatmap, heatmap_data, note, outline, refill
-from figures.tryit import drawn
-from figures.widgets import switch
+from figurekit.controls import Slider, Switch
+from figurekit.drawing import Drawing, heatmap_data, html, outline, readout_html
 from formatting import integer, num, sci
 
 TITLE = "The double loop and X @ Xᵀ"
@@ -47,6 +44,13 @@ class State(NamedTuple):
 
     step: int
     matmul: bool
+
+
+DEFAULT = State(step=8, matmul=False)
+CONTROLS = (
+    Slider("step", "Loop steps done", start=0, end=CELLS),
+    Switch("matmul", "Matmul: all at once"),
+)
 
 
 def _terms(x_i, x_j, products, value) -> str:
@@ -137,22 +141,10 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     ]
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a step slider and a matmul switch over two 6x6 score grids."""
-    step = pn.widgets.IntSlider(name="Loop steps done", start=0, end=CELLS, value=8)
-    matmul = switch("Matmul: all at once", False)
-    loop_plot, loop_src, _ = heatmap(
-        "for i … for j …: ω[i, j] = x_i · x_j", TOKENS, TOKENS, high=HIGH, corner="i \\ j"
-    )
-    mat_plot, mat_src, _ = heatmap("X @ X.T", TOKENS, TOKENS, high=HIGH, corner="i \\ j")
-    readout, banner = pane(), pane()
-    hint = note(HINT)
-
-    def draw() -> None:
-        state = State(step.value, matmul.value)
-        refill(loop_src, _loop_columns(state))
-        refill(mat_src, _matmul_columns(state))
-        readout.object = readout_html(readouts(drawn(state)))
-
-    recompute((step, matmul), banner, draw)
-    return frame([step, matmul], [loop_plot, mat_plot], readout, pn.Column(banner, hint))
+def draw(state: State) -> Drawing:
+    """The two score grids and the readout."""
+    return {
+        "loop": {"data": _loop_columns(state)},
+        "matmul": {"data": _matmul_columns(state)},
+        "readout": html(readout_html(readouts(state))),
+    }

@@ -1,7 +1,6 @@
 """The loop-against-matmul figure in CPython: every step, both switch states, the counts."""
 
 import numpy as np
-import panel as pn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +14,7 @@ from attention.basics import (
 from attention.fixtures import TOKENS, book_inputs
 from figures import loop_matmul
 from formatting import num, sci
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 STEP, MATMUL = "Loop steps done", "Matmul: all at once"
@@ -23,7 +22,7 @@ STEP, MATMUL = "Loop steps done", "Matmul: all at once"
 
 def grids(view) -> list[dict]:
     """The two heatmaps' sources: loop first, matmul second."""
-    return [p.object.renderers[0].data_source.data for p in view.select(pn.pane.Bokeh)]
+    return [view.shown[handle]["data"] for handle in ("loop", "matmul")]
 
 
 def set_controls(view, k: int, on: bool) -> None:
@@ -36,7 +35,7 @@ def test_counts_and_symmetry():
     """Post 1 section 05: 'the same 108 multiplications', 'the largest difference between
     omega_ij and omega_ji anywhere is 0', 'the largest gap between alpha_ij and alpha_ji is
     0.087657', 'one layer's score matrix alone is 805,306,368 multiply-accumulates'."""
-    shown = readouts(loop_matmul.view())
+    shown = readouts(driven(loop_matmul))
     assert shown["count"] == "6² × 3 = 108 (36 dot products)"
     assert shown["score_symmetry"] == "0.000000"
     assert shown["weight_symmetry"] == "0.087657"
@@ -45,7 +44,7 @@ def test_counts_and_symmetry():
 
 def test_default_shows_a_dot_product_forming():
     """Step 8 is journey against itself: 0.55×0.55 + 0.87×0.87 + 0.66×0.66 = 1.4950."""
-    view = loop_matmul.view()
+    view = driven(loop_matmul)
     shown = readouts(view)
     assert shown["step"] == "8 of 36"
     assert shown["dot"].startswith("ω[journey, journey] = 0.55×0.55 + 0.87×0.87 + 0.66×0.66")
@@ -56,7 +55,7 @@ def test_default_shows_a_dot_product_forming():
 @pytest.mark.parametrize("k", [0, 1, 35, 36])
 @pytest.mark.parametrize("on", [False, True])
 def test_extremes(k, on):
-    view = loop_matmul.view()
+    view = driven(loop_matmul)
     set_controls(view, k, on)
     X = book_inputs()
     loop_grid, mat_grid = grids(view)
@@ -75,7 +74,7 @@ def test_extremes(k, on):
 @settings(max_examples=examples(40), deadline=None)
 @given(k=st.integers(0, 36), on=st.booleans())
 def test_each_step_shows_its_cell(k, on):
-    view = loop_matmul.view()
+    view = driven(loop_matmul)
     set_controls(view, k, on)
     shown = readouts(view)
     loop_grid, _ = grids(view)
@@ -91,7 +90,7 @@ def test_each_step_shows_its_cell(k, on):
 
 def test_full_loop_and_matmul_agree_to_every_printed_digit():
     """'The two grids agree ...': equal at the printed precision, within float64 rounding."""
-    view = loop_matmul.view()
+    view = driven(loop_matmul)
     set_controls(view, 36, True)
     loop_grid, mat_grid = grids(view)
     assert loop_grid["text"] == mat_grid["text"]
@@ -129,6 +128,6 @@ def test_the_readouts_follow_the_loop_and_the_switch(k, on):
 
 
 def test_the_view_shows_what_the_function_says():
-    view = loop_matmul.view()
+    view = driven(loop_matmul)
     set_controls(view, 17, True)
     assert readouts(view) == shown(17, True)
