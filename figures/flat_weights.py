@@ -9,8 +9,6 @@ against the ceiling log2 T.
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, HoverTool, LabelSet, Range1d, Span
 
 from attention.analysis import (
     context_shift,
@@ -25,9 +23,8 @@ from attention.analysis import (
 )
 from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import TOKEN_COLORS, bar_chart, choice, data_table, note, outline, plot, refill
-from figures.tryit import drawn
+from figurekit.controls import Choice
+from figurekit.drawing import TOKEN_COLORS, Drawing, html, outline, readout_html
 from formatting import num, percent, vec
 
 TITLE = "Softmax weights against a flat average"
@@ -49,6 +46,10 @@ class State(NamedTuple):
     """The weights switch: softmax, or flat (1/T each)."""
 
     flat: bool
+
+
+DEFAULT = State(flat=False)
+CONTROLS = (Choice("flat", "Weights", {"softmax": False, FLAT: True}, style="labelled"),)
 
 
 def weights(state: State) -> np.ndarray:
@@ -83,20 +84,6 @@ def _label_sides(P: np.ndarray, near: float) -> tuple[list[float], list[str]]:
         for i in range(len(P))
     ]
     return [-7.0 if k else 7.0 for k in left], ["right" if k else "left" for k in left]
-
-
-def _labels(source: ColumnDataSource) -> LabelSet:
-    return LabelSet(
-        x="x",
-        y="y",
-        text="label",
-        source=source,
-        x_offset="dx",
-        text_align="align",
-        y_offset=-5,
-        text_font_size="11px",
-        text_color=INK,
-    )
 
 
 def _flat_average() -> np.ndarray:
@@ -151,82 +138,10 @@ def _close_up_reach() -> float:
     return 1.25 * float(np.max(context_shift(attend(X)[1], X)))
 
 
-def _plane_plot(
-    title: str,
-    inputs: ColumnDataSource,
-    outputs: ColumnDataSource,
-    centre: ColumnDataSource,
-    half_width: float | None = None,
-):
-    """Inputs, context vectors and the flat average in the plane; zoomed if ``half_width``."""
-    if half_width is None:
-        p = plot(title, height=300, match_aspect=True)
-    else:  # a square window around the flat average, which sits at the origin of the plane
-        window = {"x_range": Range1d(-half_width, half_width)}
-        p = plot(title, height=300, y_range=Range1d(-half_width, half_width), **window)
-    p.scatter(x="x", y="y", size=11, color="color", source=inputs)
-    p.add_layout(_labels(inputs))
-    p.segment(x0="x", y0="y", x1="cx", y1="cy", source=outputs, color=MUTED, line_width=1.5)
-    diamonds = p.scatter(
-        x="x", y="y", marker="diamond", size=12, color="color", line_color=ACCENT, source=outputs
-    )
-    p.scatter(x="x", y="y", marker="x", size=12, line_width=2, color=INK, source=centre)
-    if half_width is None:
-        p.x_range.range_padding = 0.25  # room for the labels of the outermost inputs
-    else:  # the context vectors crowd together: named on hover, not by labels that overlap
-        p.add_tools(HoverTool(renderers=[diamonds], tooltips=[("context vector of", "@label")]))
-    p.xaxis.axis_label = "main direction of spread"
-    p.yaxis.axis_label = "second direction"
-    columns = [("label", "context vector of", "text"), ("x", "main direction", "num")]
-    data_table(p, outputs, [*columns, ("y", "second direction", "num")])
-    return p
-
-
-def _entropy_plot(rows: ColumnDataSource):
-    """Each row's entropy against the ceiling log2 T, dashed."""
-    ceiling = max_entropy_bits(T)
-    p = bar_chart(
-        f"Row entropy in bits (ceiling log₂ {T} = {num(ceiling, 3)})",
-        rows,
-        TOKENS,
-        "entropy",
-        "bits",
-        tooltips=[("row", "@label"), ("entropy", "@entropy{0.000} bits")],
-    )
-    p.y_range.start = 0
-    p.add_layout(
-        Span(
-            location=ceiling, dimension="width", line_color=ACCENT, line_dash="dashed", line_width=2
-        )
-    )
-    return p
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: a softmax/flat switch, the plane of inputs and outputs, row entropies."""
-    mode, mode_control = choice("Weights", ["softmax", FLAT], "softmax")
-    inputs = ColumnDataSource(_inputs_columns())
-    outputs = ColumnDataSource({"x": [], "y": [], "cx": [], "cy": [], "color": [], "label": []})
-    centre_xy = _flat_average()
-    centre = ColumnDataSource({"x": centre_xy[:, 0], "y": centre_xy[:, 1]})
-    rows = ColumnDataSource(_rows_columns(np.zeros(T)))
-    plane_plot = _plane_plot(
-        "Inputs (circles), context vectors (diamonds)", inputs, outputs, centre
-    )
-    close_plot = _plane_plot(
-        "Close-up around the flat average ×", inputs, outputs, centre, _close_up_reach()
-    )
-    entropy_plot = _entropy_plot(rows)
-    readout, banner = pane(), pane()
-    hint = note(HINT)
-
-    def draw() -> None:
-        state = State(flat=mode.value == FLAT)
-        refill(outputs, _outputs_columns(state))
-        refill(rows, _rows_columns(entropy_bits(weights(state))))
-        readout.object = readout_html(readouts(drawn(state)))
-
-    recompute([mode], banner, draw)
-    return frame(
-        [mode_control], [plane_plot, close_plot, entropy_plot], readout, pn.Column(banner, hint)
-    )
+def draw(state: State) -> Drawing:
+    """The context vectors in the plane, each row's entropy, and the readout."""
+    return {
+        "outputs": {"data": _outputs_columns(state)},
+        "rows": {"data": _rows_columns(entropy_bits(weights(state)))},
+        "readout": html(readout_html(readouts(state))),
+    }

@@ -18,7 +18,8 @@ from attention.basics import attend, context
 from attention.fixtures import TOKENS, book_inputs
 from figures import flat_weights as figure
 from formatting import num, percent, vec
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
@@ -44,7 +45,7 @@ def test_softmax_state_is_section_06():
     sit 0.6576 apart on average. The six context vectors sit 0.0482 apart, 7.3% of the spread',
     'all six of them closest to the same input embedding, starts', 'The six rows here cost
     2.549, 2.519, 2.521, 2.560, 2.564 and 2.534 bits', 'log2 6 = 2.585', 'a factor of 2.408'."""
-    view = figure.view()
+    view = driven(figure)
     shown = readouts(view)
     assert shown == expected(attend(book_inputs())[1])
     assert shown["max_shift"] == "0.080"
@@ -61,9 +62,9 @@ def test_softmax_state_is_section_06():
 
 
 def test_flat_state_collapses_to_the_mean():
-    view = figure.view()
+    view = view_of("flat-weights")
     switch = widgets(view)["Weights"]
-    switch.value = switch.options[1]
+    switch.value = switch.options[figure.FLAT]
     shown = readouts(view)
     assert shown == expected(figure.flat_weights(6))
     assert shown["max_shift"] == "0.000" and shown["ratio"] == "0.0%"
@@ -76,10 +77,10 @@ def test_flat_state_collapses_to_the_mean():
 @settings(max_examples=examples(20), deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=6))
 def test_switching_back_and_forth(flips):
-    view = figure.view()
+    view = driven(figure)
     switch = widgets(view)["Weights"]
     for flat in flips:
-        switch.value = switch.options[int(flat)]
+        switch.value = switch.control.values[int(flat)]
     weights = figure.flat_weights(6) if flips[-1] else attend(book_inputs())[1]
     assert readouts(view) == expected(weights)
     assert messages(view) == []
@@ -107,7 +108,7 @@ def test_the_readouts_are_the_cores_numbers_for_both_settings():
 
 
 def test_the_view_shows_what_the_function_says():
-    view = figure.view()
+    view = driven(figure)
     switch = widgets(view)["Weights"]
-    switch.value = figure.FLAT
+    switch.value = switch.control.options[figure.FLAT]
     assert readouts(view) == {key: text for key, _, text in figure.readouts(figure.State(True))}
