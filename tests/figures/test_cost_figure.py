@@ -6,14 +6,14 @@ from hypothesis import strategies as st
 from attention.cost import REF_TOKENS, cards_needed, scaled_time, score_matrix_bytes
 from figures import cost
 from formatting import hours_text, integer, ratio_text, seconds_text
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def test_gpt41s_window():
     # Section 06: "2,194,830,951,552 bytes, about 2 TiB ... the exact ceiling is 26, because the
     # ratio is 25.55 ... The unrounded scaling gives 104,658 seconds, or 29.07 hours."
-    view = cost.view()
+    view = driven(cost)
     widgets(view)["Context length T"].value = max(cost.LENGTHS)
     shown = readouts(view)
     assert shown["tokens"] == "1,047,576"
@@ -27,7 +27,7 @@ def test_gpt41s_window():
 
 def test_1024_tokens_is_2_mib():
     # Section 06: "At 1,024 tokens and two bytes a score, one head's attention matrix is 2 MiB".
-    view = cost.view()
+    view = driven(cost)
     widgets(view)["Context length T"].value = 1024
     assert readouts(view)["bytes-binary"] == "2 MiB"
     assert readouts(view)["bytes"] == "2,097,152"
@@ -46,7 +46,7 @@ def test_the_slider_runs_from_one_token_to_the_window_on_a_log_scale():
     card=st.sampled_from(list(cost.CARD_SIZES.values())),
 )
 def test_every_stop_gives_the_cores_integers(n, per_score, card):
-    view = cost.view()
+    view = driven(cost)
     controls = widgets(view)
     controls["Context length T"].value = n
     controls["Bytes per score"].value = per_score
@@ -96,6 +96,6 @@ def test_every_state_reads_the_core(n, per_score, card_gib):
 def test_the_figure_starts_where_the_drag_makes_sense():
     """The caption says drag from one token to a million: it starts at the prose's small length."""
     assert cost.DEFAULT.n == REF_TOKENS < max(cost.LENGTHS)
-    view = cost.view()
+    view = driven(cost)
     assert widgets(view)["Context length T"].value == REF_TOKENS
     assert readouts(view)["bytes"] == integer(score_matrix_bytes(REF_TOKENS))
