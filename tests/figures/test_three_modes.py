@@ -9,7 +9,8 @@ from attention.projections import MODES, mode_scores, mode_weights
 from attention.torch_rng import weights_section_3_4
 from figures import three_modes
 from formatting import error_text, num
-from tests.figures.probe import messages, readouts, widgets
+from layoutkit.document import view_of
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 X = book_inputs()
@@ -20,7 +21,7 @@ def test_default_is_no_matrices_with_the_posts_numbers():
     # Post 2, section 01: "a perfectly symmetric score matrix still gives a weight error of
     # 0.0634: journey gives starts 0.2134 and gets back 0.2157", in the inverse ratio of the two
     # rows' softmax denominators.
-    shown = readouts(three_modes.view())
+    shown = readouts(driven(three_modes))
     assert shown["score-error"] == "0 (exact)"
     assert shown["weight-error"] == "0.0634"
     assert shown["a-to-b"] == "0.2134"
@@ -34,7 +35,7 @@ def test_default_is_no_matrices_with_the_posts_numbers():
 def test_score_error_is_zero_zero_nonzero():
     # Section 01: the score error is 0 with no matrices, 0 with W_q tied to W_k, and only two
     # different matrices make it non-zero.
-    view = three_modes.view()
+    view = driven(three_modes)
     errors = {}
     for label, mode in three_modes.MODES.items():
         widgets(view)["Mode"].value = mode
@@ -49,7 +50,7 @@ def test_score_error_is_zero_zero_nonzero():
 @settings(max_examples=examples(40), deadline=None)
 @given(mode=st.sampled_from(MODES), a=st.sampled_from(TOKENS), b=st.sampled_from(TOKENS))
 def test_any_state_shows_the_cores_weights(mode, a, b):
-    view = three_modes.view()
+    view = driven(three_modes)
     controls = widgets(view)
     controls["Mode"].value = mode
     controls["From token"].value = a
@@ -64,7 +65,7 @@ def test_any_state_shows_the_cores_weights(mode, a, b):
 
 
 def test_every_mode_is_labelled_and_the_weight_set_is_stated():
-    view = three_modes.view()
+    view = view_of("three-modes")
     assert set(widgets(view)["Mode"].options) == set(three_modes.MODES)
     assert "seed 123" in three_modes.WEIGHT_SET and "section 3.4" in three_modes.WEIGHT_SET
 
