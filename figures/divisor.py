@@ -7,16 +7,9 @@ Jacobian's largest entry, and one draw's softmax row. The runs for one seed are 
 and kept, so moving the slider only re-reads them; Resample draws a new seed.
 """
 
-from collections.abc import Callable
 from typing import NamedTuple
 
-import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, FactorRange, Range1d
-from bokeh.transform import dodge
-
 from attention.scaling import (
-    LIVE_THRESHOLD,
     N_DRAWS,
     N_KEYS,
     SWEEP_D_KS,
@@ -24,11 +17,9 @@ from attention.scaling import (
     DkStats,
     post_sweep,
 )
-from figures.frame import ACCENT, INK, MUTED, frame, pane, readout_html, recompute
-from figures.plots import data_table, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import ChoiceSlider, Resample, buttons
-from formatting import integer, peak_text, percent, sci, std_text
+from figurekit.controls import Choice, Clicks
+from figurekit.drawing import ACCENT, Drawing, html, readout_html
+from formatting import integer, peak_text, percent, std_text
 
 TITLE = "Divide by √d_k, or watch the gradient die"
 CAPTION = (
@@ -41,108 +32,7 @@ DEFAULT_D_K = 64
 DIVISORS = {"√d_k": True, "1 (no divisor)": False}
 FLOOR = 1e-24  # bottom of the log axis: below every median the slider can reach
 SCALED_COLOR, RAW_COLOR = "#0072b2", "#d55e00"
-
-
-def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnDataSource):
-    p = plot("Spread of the dot products q·k", height=260, x_axis_type="log", y_axis_type="log")
-    p.line(x="d_k", y="sqrt", source=line, color=MUTED, line_width=2, legend_label="√d_k")
-    p.scatter(x="d_k", y="raw", source=points, size=6, color=RAW_COLOR, legend_label="std of q·k")
-    p.scatter(
-        x="d_k",
-        y="scaled",
-        source=points,
-        size=6,
-        color=SCALED_COLOR,
-        marker="square",
-        legend_label="std of q·k / √d_k",
-    )
-    p.scatter(x="d_k", y="raw", source=here, size=14, fill_alpha=0, line_color=ACCENT, line_width=2)
-    p.x_range = Range1d(1.4, SWEEP_D_KS[-1] * 1.4)
-    p.y_range = Range1d(0.5, np.sqrt(SWEEP_D_KS[-1]) * 2)
-    p.xaxis.axis_label = "d_k"
-    p.yaxis.axis_label = "standard deviation"
-    data_table(
-        p,
-        points,
-        [
-            ("d_k", "d_k", "int"),
-            ("raw", "std of q·k", "mag"),
-            ("scaled", "std of q·k / √d_k", "mag"),
-        ],
-    )
-    _legend_above(p)
-    return p
-
-
-def _legend_above(p) -> None:
-    """Move the plot's legend above it, in one row, so it never covers the data."""
-    legend = p.legend[0]
-    legend.orientation = "horizontal"
-    legend.label_text_font_size = "11px"
-    legend.padding, legend.spacing, legend.margin = 2, 8, 0
-    p.add_layout(legend, "above")
-
-
-def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
-    labels = [str(d) for d in SWEEP_D_KS]
-    p = plot(
-        "Jacobian peak: median bars, mean dashed",
-        height=260,
-        x_range=FactorRange(*labels),
-        y_axis_type="log",
-    )
-    for offset, column, color, name in (
-        (-0.2, "raw", RAW_COLOR, "divisor 1"),
-        (0.2, "scaled", SCALED_COLOR, "divisor √d_k"),
-    ):
-        p.vbar(
-            x=dodge("label", offset, range=p.x_range),
-            top=column,
-            bottom=FLOOR,
-            width=0.38,
-            source=bars,
-            fill_color=color,
-            line_color=f"{column}_edge",
-            line_width=2,
-            fill_alpha=f"{column}_alpha",
-            legend_label=name,
-        )
-        p.line(
-            x=dodge("label", offset, range=p.x_range),
-            y=f"{column}_mean",
-            source=bars,
-            color=color,
-            line_dash="dashed",
-            line_width=2,
-        )
-    p.scatter(x="label", y="y", source=cursor, marker="inverted_triangle", size=12, color=ACCENT)
-    p.y_range = Range1d(FLOOR, 30.0)
-    p.xaxis.axis_label = "d_k"
-    p.xaxis.major_label_orientation = 0.8
-    p.xgrid.visible = False
-    data_table(
-        p,
-        bars,
-        [
-            ("label", "d_k", "text"),
-            ("raw", "median peak, divisor 1", "mag"),
-            ("raw_mean", "mean peak, divisor 1", "mag"),
-            ("scaled", "median peak, divisor √d_k", "mag"),
-            ("scaled_mean", "mean peak, divisor √d_k", "mag"),
-        ],
-    )
-    _legend_above(p)
-    return p
-
-
-def _row_plot(row: ColumnDataSource):
-    keys = [f"k{j + 1}" for j in range(N_KEYS)]
-    p = plot("One draw's softmax weights", height=260, x_range=keys, y_range=Range1d(0, 1.05))
-    p.vbar(x="key", top="weight", width=0.7, color=INK, source=row)
-    p.xgrid.visible = False
-    p.yaxis.axis_label = "weight"
-    data_table(p, row, [("key", "key", "text"), ("weight", "softmax weight", "num")])
-    return p
+KEYS = [f"k{j + 1}" for j in range(N_KEYS)]
 
 
 class State(NamedTuple):
@@ -154,6 +44,11 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Choice("d_k", "Key width d_k", list(SWEEP_D_KS), style="slider"),
+    Choice("scaled", "Divide the scores by", DIVISORS, style="buttons"),
+    Clicks("seed", "Resample", first=SWEEP_SEED),
+)
 
 
 def experiment(state: State) -> DkStats:
@@ -200,56 +95,25 @@ def _bars(state: State) -> dict:
     }
 
 
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """The spread, the Jacobian bars and one softmax row, and the function that draws a state."""
-    points = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
-    line = ColumnDataSource({"d_k": list(SWEEP_D_KS), "sqrt": np.sqrt(SWEEP_D_KS).tolist()})
-    here = ColumnDataSource({"d_k": [], "raw": []})
-    bars = ColumnDataSource(
-        {"label": [], "raw": [], "scaled": [], "raw_mean": [], "scaled_mean": []}
-    )
-    row = ColumnDataSource({"key": [], "weight": []})
-    cursor = ColumnDataSource({"label": [], "y": []})
-    plots = [_spread_plot(points, line, here), _peak_plot(bars, cursor), _row_plot(row)]
+def explain(err: ValueError) -> str:
+    """A setting outside the sweep, as the figure says it."""
+    return f"Cannot run the experiment: {err}"
 
-    def show(state: State) -> None:
-        stats, table = experiment(state), post_sweep(state.seed)
-        refill(
-            points,
-            {
+
+def draw(state: State) -> Drawing:
+    """The spread of every width with the state's marked, the Jacobian bars, one softmax row."""
+    stats, table = experiment(state), post_sweep(state.seed)
+    return {
+        "points": {
+            "data": {
                 "d_k": list(SWEEP_D_KS),
                 "raw": [table[(d, False)].dot_std for d in SWEEP_D_KS],
                 "scaled": [table[(d, True)].input_std for d in SWEEP_D_KS],
-            },
-        )
-        refill(here, {"d_k": [stats.d_k], "raw": [stats.dot_std]})
-        refill(cursor, {"label": [str(stats.d_k)], "y": [4.0]})
-        refill(bars, _bars(state))
-        keys = [f"k{j + 1}" for j in range(N_KEYS)]
-        refill(row, {"key": keys, "weight": stats.weights[0].tolist()})
-
-    return plots, show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: d_k slider, divisor switch, resample; spread, Jacobian bars, one row."""
-    d_k = ChoiceSlider(name="Key width d_k", options=list(SWEEP_D_KS), value=DEFAULT.d_k)
-    divisor = buttons("Divide the scores by", DIVISORS, DEFAULT.scaled)
-    resample = Resample(DEFAULT.seed)
-    plots, show = _plots()
-    readout, message = pane(), pane()
-    about = note(
-        f"Each d_k: {N_DRAWS} draws of one query against {N_KEYS} keys, entries N(0, 1). "
-        f"A Jacobian counts as live when its largest entry exceeds {sci(LIVE_THRESHOLD, 0)}."
-    )
-
-    def draw() -> None:
-        state = State(int(d_k.value), bool(divisor.value), resample.seed)
-        show(state)
-        readout.object = readout_html(readouts(drawn(state)))
-
-    redraw = recompute(
-        (d_k, divisor), message, draw, explain=lambda err: f"Cannot run the experiment: {err}"
-    )
-    resample.redraws(redraw)
-    return frame([d_k, divisor, resample.button], plots, stacked(readout, about), message)
+            }
+        },
+        "here": {"data": {"d_k": [stats.d_k], "raw": [stats.dot_std]}},
+        "cursor": {"data": {"label": [str(stats.d_k)], "y": [4.0]}},
+        "bars": {"data": _bars(state)},
+        "row": {"data": {"key": list(KEYS), "weight": stats.weights[0].tolist()}},
+        "readout": html(readout_html(readouts(state))),
+    }

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from attention.scaling import SWEEP_D_KS, SWEEP_SEED, dk_sweep
 from figures import divisor
 from formatting import peak_text, percent, std_text
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
@@ -18,7 +18,7 @@ def _expected(d_k: int, scaled: bool, seed: int = SWEEP_SEED):
 
 
 def test_default_readouts_are_the_sweeps_numbers():
-    shown = readouts(divisor.view())
+    shown = readouts(driven(divisor))
     stats = _expected(divisor.DEFAULT_D_K, False)
     assert shown["divisor"] == "1"
     assert shown["dot-std"] == std_text(stats.dot_std)
@@ -27,7 +27,7 @@ def test_default_readouts_are_the_sweeps_numbers():
     assert shown["mean-peak"] == peak_text(stats.mean_peak)
     assert shown["live-share"] == percent(stats.live_share)
     assert shown["seed"] == "0 · 400"
-    assert messages(divisor.view()) == []
+    assert messages(driven(divisor)) == []
 
 
 def test_the_slider_reaches_4096_and_beyond():
@@ -38,7 +38,7 @@ def test_the_slider_reaches_4096_and_beyond():
 @settings(max_examples=examples(40), deadline=None)
 @given(d_k=st.sampled_from(SWEEP_D_KS), scaled=st.booleans(), clicks=st.integers(0, 3))
 def test_any_state_matches_the_core(d_k, scaled, clicks):
-    view = divisor.view()
+    view = driven(divisor)
     controls = widgets(view)
     for _ in range(clicks):
         controls["Resample"].clicks += 1
@@ -59,7 +59,7 @@ def test_any_state_matches_the_core(d_k, scaled, clicks):
 def test_unscaled_median_collapses_and_scaled_stays_flat():
     # Section 02: unscaled, the median falls off a cliff (4.8e-14 at 4,096 in the post); scaled,
     # it "sits flat near 0.23 the whole way".
-    view = divisor.view()
+    view = driven(divisor)
     controls = widgets(view)
     controls["Key width d_k"].value = 4096
     assert float(readouts(view)["median-peak"]) < 1e-9
@@ -68,7 +68,7 @@ def test_unscaled_median_collapses_and_scaled_stays_flat():
 
 
 def test_resample_changes_the_draws():
-    view = divisor.view()
+    view = driven(divisor)
     before = readouts(view)["dot-std"]
     widgets(view)["Resample"].clicks += 1
     assert readouts(view)["dot-std"] != before

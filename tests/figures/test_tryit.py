@@ -9,6 +9,7 @@ import pytest
 
 from figures import REGISTRY, module, tryit
 from figures.tryit import SHOWN
+from layoutkit.document import view_of
 
 WITH_CELLS = [f for f in REGISTRY if tryit.has_cell(module(f))]
 
@@ -77,7 +78,7 @@ def test_names_are_imported_from_where_they_are_defined(figure_id):
 
 def test_a_drawn_state_is_recorded_per_figure_module():
     mod = module("divisor")
-    mod.view()
+    view_of("divisor")
     assert isinstance(SHOWN[mod.__name__], mod.State)
 
 

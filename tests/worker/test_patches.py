@@ -8,8 +8,7 @@ from bokeh.document import Document
 from bokeh.document.json import PatchJson
 from bokeh.models import CategoricalSlider, Plot, Slider, Title
 
-from figures import divisor
-from layoutkit.document import document
+from layoutkit.document import document, view_of
 from tests.figures import probe
 from worker.patches import DocumentDeserializer, apply_patch, encode_events
 
@@ -72,7 +71,7 @@ def test_incoming_patches_decode_as_bokehs():
 
 
 def test_a_patch_from_the_page_moves_the_figure():
-    view = divisor.view()
+    view = view_of("divisor")
     doc = Document()
     doc.add_root(view.get_root(doc))
     before = probe.readouts(view)["sqrt-dk"]
