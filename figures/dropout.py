@@ -6,13 +6,10 @@ sums, which land on 1 with the 1/(1 - p) factor and on 1 - p without it. Both ar
 a fixed seed, so the numbers are reproducible; Resample moves to the next seed.
 """
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, Range1d
 
 from attention.basics import row_sums
 from attention.dropout import (
@@ -29,10 +26,8 @@ from attention.dropout import (
 from attention.fixtures import TOKENS
 from attention.masking import book_causal_weights
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
-from figures.frame import ACCENT, INK, frame, message_html, pane, readout_html, recompute
-from figures.plots import data_table, heatmap, heatmap_data, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import Resample, switch
+from figurekit.controls import Choice, Clicks, Slider, Switch
+from figurekit.drawing import Drawing, heatmap_data, html, message_html, readout_html
 from formatting import integer, num, percent, vec
 
 TITLE = "The row that sums to zero"
@@ -44,38 +39,7 @@ CAPTION = (
 )
 WEIGHT_SET = f"seed {SEED_3_5}, SelfAttention_v2({BOOK_D_IN}, {BOOK_D_OUT}) (section 3.5)"
 DRAWS = {"1,000": 1_000, "10,000": 10_000, "20,000": 20_000}
-
-
-def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
-    rows = [f"row {i + 1}" for i in range(len(TOKENS))]
-    p = plot(title, height=250, x_range=rows, y_range=Range1d(0, top))
-    p.vbar(x="row", top="observed", width=0.7, color=INK, source=source, legend_label="this run")
-    p.scatter(
-        x="row",
-        y="expected",
-        size=11,
-        marker="dash",
-        line_width=3,
-        color=ACCENT,
-        source=source,
-        legend_label="expected",
-    )
-    p.xgrid.visible = False
-    p.yaxis.axis_label = y_label
-    data_table(
-        p,
-        source,
-        [
-            ("row", "row", "text"),
-            ("observed", f"{y_label}, this run", "num"),
-            ("expected", f"{y_label}, expected", "num"),
-        ],
-    )
-    # One line across the top, above the tallest bar a row can have (1), so it hides none.
-    p.legend.location = "top_center"
-    p.legend.orientation = "horizontal"
-    p.legend.label_text_font_size = "11px"
-    return p
+ROWS = [f"row {i + 1}" for i in range(len(TOKENS))]
 
 
 class State(NamedTuple):
@@ -88,6 +52,12 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+CONTROLS = (
+    Slider("p", "Dropout rate p", start=0.0, end=1.0, step=0.05),
+    Switch("scaled", "Scale survivors by 1/(1 − p)"),
+    Choice("draws", "Passes in the run", DRAWS, style="menu"),
+    Clicks("seed", "Resample", first=RUN_SEED),
+)
 
 
 class Outcome(NamedTuple):
@@ -154,50 +124,19 @@ def message(state: State) -> str:
     return ""
 
 
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """One pass as a heatmap, dead rows and row sums as bars, and the function that draws."""
-    pass_plot, pass_src, pass_map = heatmap("one training pass", TOKENS, TOKENS)
-    dead = ColumnDataSource({"row": [], "observed": [], "expected": []})
-    sums = ColumnDataSource({"row": [], "observed": [], "expected": []})
-    dead_plot = _row_plot("share of passes in which the row is all zero", dead, "share", 1.3)
-    sum_plot = _row_plot("mean row sum over the run", sums, "row sum", 1.6)
-    rows = [f"row {i + 1}" for i in range(len(TOKENS))]
-
-    def show(state: State) -> None:
-        single, stats, deaths, expected = experiment(state)
-        high = max(float(np.max(single)), 1.0)
-        pass_map.low, pass_map.high = 0.0, high
-        text = [num(w, 2) for w in single.ravel()]
-        refill(pass_src, heatmap_data(single, text, low=0.0, high=high))
-        observed, mean_sums = stats.dead_share.tolist(), row_sums(stats.mean_weights).tolist()
-        refill(dead, {"row": rows, "observed": observed, "expected": deaths.tolist()})
-        refill(sums, {"row": rows, "observed": mean_sums, "expected": [expected] * len(rows)})
-
-    return [pass_plot, dead_plot, sum_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: rate, scaling, run length, resample; one pass, dead rows, row sums."""
-    rate = pn.widgets.FloatSlider(
-        name="Dropout rate p", start=0.0, end=1.0, step=0.05, value=DEFAULT.p
-    )
-    scale = switch("Scale survivors by 1/(1 − p)", DEFAULT.scaled)
-    draws = pn.widgets.Select(name="Passes in the run", options=DRAWS, value=DEFAULT.draws)
-    resample = Resample(DEFAULT.seed)
-    plots, show = _plots()
-    readout, message_pane = pane(), pane()
-    weight_set = note(
-        f"<b>Weights:</b> the causal matrix of {WEIGHT_SET}, generated in numpy. "
-        "Row i has i live weights, so it dies with probability p to the power i."
-    )
-
-    def draw() -> str:
-        state = State(float(rate.value), bool(scale.value), int(draws.value), resample.seed)
-        show(state)
-        readout.object = readout_html(readouts(drawn(state)))
-        return message_html(message(state), "info")
-
-    resample.redraws(recompute((rate, scale, draws), message_pane, draw))
-    return frame(
-        [rate, scale, draws, resample.button], plots, stacked(readout, weight_set), message_pane
-    )
+def draw(state: State) -> Drawing:
+    """One pass as a heatmap, dead rows and row sums against expectation, the readout."""
+    single, stats, deaths, expected = experiment(state)
+    high = max(float(np.max(single)), 1.0)
+    text = [num(w, 2) for w in single.ravel()]
+    observed, mean_sums = stats.dead_share.tolist(), row_sums(stats.mean_weights).tolist()
+    return {
+        "pass.mapper": {"low": 0.0, "high": high},
+        "pass": {"data": heatmap_data(single, text, low=0.0, high=high)},
+        "dead": {"data": {"row": list(ROWS), "observed": observed, "expected": deaths.tolist()}},
+        "sums": {
+            "data": {"row": list(ROWS), "observed": mean_sums, "expected": [expected] * len(ROWS)}
+        },
+        "readout": html(readout_html(readouts(state))),
+        "message": html(message_html(message(state), "info")),
+    }

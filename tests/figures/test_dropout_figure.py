@@ -17,7 +17,7 @@ from attention.dropout import (
 from attention.masking import book_causal_weights
 from figures import dropout
 from formatting import num, percent, vec
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 WEIGHTS = book_causal_weights()
@@ -27,7 +27,7 @@ RATES = [round(0.05 * k, 2) for k in range(21)]
 def test_default_run_is_the_posts_experiment():
     # Section 04: at p = 0.5 the first row dies on about half the passes (49.5% in the post),
     # the second on a quarter, and the scaled mean row sum walks to about 1 (0.998 in the post).
-    view = dropout.view()
+    view = driven(dropout)
     shown = readouts(view)
     stats = run(WEIGHTS, 0.5, RUN_DRAWS, RUN_SEED)
     assert shown["row-1-dead"] == percent(stats.dead_share[0])
@@ -46,7 +46,7 @@ def test_default_run_is_the_posts_experiment():
 
 def test_scaling_off_halves_the_row_sum():
     # Section 04: "with scaling on, the mean row sum ... walks to 0.998; with it off, to 0.499".
-    view = dropout.view()
+    view = driven(dropout)
     widgets(view)["Scale survivors by 1/(1 − p)"].value = False
     shown = readouts(view)
     assert abs(float(shown["mean-row-sum"]) - 0.5) < 0.01
@@ -62,7 +62,7 @@ def test_scaling_off_halves_the_row_sum():
     clicks=st.integers(0, 2),
 )
 def test_any_state_matches_the_core(p, scale, n, clicks):
-    view = dropout.view()
+    view = driven(dropout)
     controls = widgets(view)
     for _ in range(clicks):
         controls["Resample"].clicks += 1
@@ -85,7 +85,7 @@ def test_any_state_matches_the_core(p, scale, n, clicks):
 
 
 def test_rate_one_explains_that_nothing_survives():
-    view = dropout.view()
+    view = driven(dropout)
     widgets(view)["Dropout rate p"].value = 1.0
     assert "nothing" in readouts(view)["factor"]
     assert "every weight is dropped" in messages(view)[0]
