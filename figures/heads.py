@@ -7,13 +7,10 @@ width) and at the same output width (parameters). The weights are ``nn.Linear``'
 values after seed 123, as the book constructs ``MultiHeadAttention``, generated in numpy.
 """
 
-from collections.abc import Callable
 from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource, Range1d
 
 from attention.fixtures import GPT2_EMBED, TOKENS
 from attention.heads import (
@@ -28,10 +25,8 @@ from attention.heads import (
     shape_trace,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_4, linear_weight, stream
-from figures.frame import INK, MUTED, frame, message_html, pane, readout_html, recompute
-from figures.plots import data_table, integer_ticker, note, plot, refill, stacked
-from figures.tryit import drawn
-from figures.widgets import Presets, button
+from figurekit.controls import Action, Number
+from figurekit.drawing import MUTED, Drawing, html, message_html, readout_html
 from formatting import integer, root_text, shape_text
 
 TITLE = "One matrix, sliced into stripes"
@@ -92,6 +87,18 @@ class State(NamedTuple):
 
 
 DEFAULT = State()
+# The boxes' range travels to the page, where a box says it next to an entry outside it
+# (static/number-boxes.js); draw() still refuses any size out of range, in words.
+CONTROLS = (
+    Number("d_in", "d_in", whole=True, start=1, end=MAX_SIZE),
+    Number("d_out", "d_out", whole=True, start=1, end=MAX_SIZE),
+    Number("heads", "num_heads", whole=True, start=1, end=MAX_SIZE),
+)
+# The presets set the three boxes together, and the figure draws once.
+ACTIONS = (
+    Action("Book toy (3, 2, 2 heads)", lambda _state: State(*PRESETS["book"])),
+    Action("GPT-2 small (768, 768, 12 heads)", lambda _state: State(*PRESETS["gpt2"])),
+)
 
 
 def sizes(state: State) -> tuple[int, int, int]:
@@ -169,107 +176,37 @@ def legend_html(state: State) -> str:
     )
 
 
-def _stripe_plot(
-    image: ColumnDataSource,
-    bounds: ColumnDataSource,
-    labels: ColumnDataSource,
-    split: ColumnDataSource,
-):
-    p = plot("W_query, columns coloured by head", height=220)
-    p.x_range, p.y_range = Range1d(0, 1), Range1d(0, 1)
-    p.image_rgba(image="image", x=0, y=0, dw="dw", dh="dh", source=image)
-    p.segment(x0="x", x1="x", y0=0, y1="top", source=bounds, color=INK, line_width=1)
-    p.text(
-        x="x",
-        y="y",
-        text="text",
-        source=labels,
-        text_align="center",
-        text_baseline="bottom",
-        text_font_size="11px",
-        text_color=INK,
-    )
-    # The stripes' data table: each head's columns. The colours show it; this renderer, never
-    # drawn, carries it to the page for a screen reader.
-    p.scatter(x="first", y=0, source=split, visible=False)
-    columns = [("first", "first column", "int"), ("last", "last column", "int")]
-    data_table(p, split, [("head", "head", "text"), *columns])
-    p.xaxis.axis_label = "output column (d_out)"
-    p.yaxis.axis_label = "input row (d_in)"
-    p.xaxis.ticker = integer_ticker()
-    p.yaxis.visible = False
-    p.grid.visible = False
-    return p
-
-
-def _plots() -> tuple[list, Callable[[State], None]]:
-    """The stripes of W_query, and the function that draws a state's split on them."""
-    image = ColumnDataSource({"image": [], "dw": [], "dh": []})
-    bounds = ColumnDataSource({"x": [], "top": []})
-    labels = ColumnDataSource({"x": [], "y": [], "text": []})
-    split_source = ColumnDataSource({"head": [], "first": [], "last": []})
-    stripe_plot = _stripe_plot(image, bounds, labels, split_source)
-
-    def show(state: State) -> None:
-        n_in, n_out, _ = sizes(state)
-        split, rows = columns(state), min(n_in, MAX_ROWS)
-        stripes = stripes_rgba(query_weights(n_in, n_out), split)
-        refill(image, {"image": [stripes], "dw": [n_out], "dh": [rows]})
-        stripe_plot.x_range.end, stripe_plot.y_range.end = n_out, rows * 1.18
-        starts = [start for start, _ in (split or [])[1:]]
-        refill(bounds, {"x": starts, "top": [rows] * len(starts)})
-        named = split if split is not None and len(split) <= len(HEAD_COLORS) else []
-        refill(
-            labels,
-            {
+def draw(state: State) -> Drawing:
+    """The stripes of W_query split into the state's heads, the legend, the readout and the
+    shape trace; sizes out of range raise before anything is drawn."""
+    n_in, n_out, _ = sizes(state)
+    split, rows = columns(state), min(n_in, MAX_ROWS)
+    stripes = stripes_rgba(query_weights(n_in, n_out), split)
+    starts = [start for start, _ in (split or [])[1:]]
+    named = split if split is not None and len(split) <= len(HEAD_COLORS) else []
+    heads = split or []
+    steps = trace(state)
+    return {
+        "image": {"data": {"image": [stripes], "dw": [n_out], "dh": [rows]}},
+        "stripes.x_range": {"end": n_out},
+        "stripes.y_range": {"end": rows * 1.18},
+        "bounds": {"data": {"x": starts, "top": [rows] * len(starts)}},
+        "labels": {
+            "data": {
                 "x": [(a + b) / 2 for a, b in named],
                 "y": [rows * 1.01] * len(named),
                 "text": [f"head {h + 1}" for h in range(len(named))],
-            },
-        )
-        heads = split or []
-        refill(
-            split_source,
-            {
+            }
+        },
+        "split": {
+            "data": {
                 "head": [f"head {h + 1}" for h in range(len(heads))],
                 "first": [start + 1 for start, _ in heads],  # counted from 1
                 "last": [stop for _, stop in heads],
-            },
-        )
-
-    return [stripe_plot], show
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: three sizes and two presets; stripes, shape trace, the two classes."""
-    # The boxes' range travels to the page, where a box says it next to an entry outside it
-    # (static/number-boxes.js); draw() still refuses any size out of range, in words.
-    size = {"start": 1, "end": MAX_SIZE, "width": 110}
-    d_in = pn.widgets.IntInput(name="d_in", value=DEFAULT.d_in, **size)
-    d_out = pn.widgets.IntInput(name="d_out", value=DEFAULT.d_out, **size)
-    heads = pn.widgets.IntInput(name="num_heads", value=DEFAULT.heads, **size)
-    book = button("Book toy (3, 2, 2 heads)")
-    gpt2 = button("GPT-2 small (768, 768, 12 heads)")
-    plots, show = _plots()
-    readout, shapes, message_pane = pane(), pane(), pane()
-    legend = note("")
-
-    def draw() -> str:
-        state = State(d_in.value, d_out.value, heads.value)
-        show(state)
-        legend.object = legend_html(state)
-        readout.object = readout_html(readouts(drawn(state)))
-        steps = trace(state)
-        shapes.object = readout_html(steps) if steps else ""
-        return message_html(message(state))
-
-    boxes = Presets((d_in, d_out, heads), recompute((), message_pane, draw))
-    book.on_click(lambda _event: boxes.load(*PRESETS["book"]))
-    gpt2.on_click(lambda _event: boxes.load(*PRESETS["gpt2"]))
-    shape_note = note("<b>Shape trace</b> of the split class, batch of two:")
-    return frame(
-        [d_in, d_out, heads, book, gpt2],
-        plots,
-        stacked(legend, readout, shape_note, shapes),
-        message_pane,
-    )
+            }
+        },
+        "legend": html(legend_html(state)),
+        "readout": html(readout_html(readouts(state))),
+        "shapes": html(readout_html(steps) if steps else ""),
+        "message": html(message_html(message(state))),
+    }

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from attention.heads import head_columns, output_shapes, param_counts, shape_trace
 from figures import heads
 from formatting import integer, shape_text
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 BOOK = "Book toy (3, 2, 2 heads)"
@@ -27,7 +27,7 @@ def _set(view, d_in, d_out, num_heads):
 def test_default_is_the_books_degenerate_toy():
     # Section 05: d_out = 2 with num_heads = 2 gives head_dim = 1, and the printed shapes are
     # [2, 6, 4] (wrapper) against [2, 6, 2] (split class).
-    shown = readouts(heads.view())
+    shown = readouts(driven(heads))
     assert shown["head-dim"] == "1"
     assert shown["wrapper-shape"] == "[2, 6, 4]"
     assert shown["split-shape"] == "[2, 6, 2]"
@@ -38,7 +38,7 @@ def test_default_is_the_books_degenerate_toy():
 def test_gpt2_preset_divides_by_8_not_27_7():
     # Section 05: "GPT-2 divides its attention scores by 8, not by 27.7 ... 768 dimensions over 12
     # heads is head_dim 64."
-    view = heads.view()
+    view = driven(heads)
     widgets(view)[GPT2].clicks += 1
     shown = readouts(view)
     assert shown["head-dim"] == "64"
@@ -53,7 +53,7 @@ def test_gpt2_preset_divides_by_8_not_27_7():
 
 
 def test_impossible_split_is_explained_then_recovered():
-    view = heads.view()
+    view = driven(heads)
     _set(view, 3, 10, 3)
     (message,) = messages(view)
     assert "cannot be split into 3 heads" in message and "[1, 2, 5, 10]" in message
@@ -64,7 +64,7 @@ def test_impossible_split_is_explained_then_recovered():
 
 
 def test_an_empty_box_is_explained():
-    view = heads.view()
+    view = driven(heads)
     widgets(view)["num_heads"].value = None
     assert "need a value" in messages(view)[0]
     widgets(view)["num_heads"].value = 1
@@ -75,7 +75,7 @@ def test_an_empty_box_is_explained():
 @pytest.mark.parametrize("value", [0, -5, heads.MAX_SIZE + 1, 10**20])
 def test_a_size_out_of_range_is_explained_and_the_figure_recovers(box, value):
     # The boxes have no browser-side bounds (which drop an entry silently): the range is said.
-    view = heads.view()
+    view = driven(heads)
     before = readouts(view)
     widgets(view)[box].value = value
     (message,) = messages(view)
@@ -92,7 +92,7 @@ def test_a_size_out_of_range_is_explained_and_the_figure_recovers(box, value):
     num_heads=st.integers(1, heads.MAX_SIZE) | st.integers(1, 16),
 )
 def test_any_sizes_give_the_cores_shapes_or_a_message(d_in, d_out, num_heads):
-    view = heads.view()
+    view = driven(heads)
     _set(view, d_in, d_out, num_heads)
     shown = readouts(view)
     if d_out % num_heads:
