@@ -20,7 +20,7 @@ import build
 from attention.dropout import BOOK_RATE
 from attention.masking import book_causal_weights
 from attention.scaling import N_DRAWS, N_KEYS, SWEEP_D_KS, dk_sweep
-from figures import dropout as dropout_figure
+from layoutkit.document import view_of
 from pages import post2
 from sitebuild import glossary
 from tests.figures import probe
@@ -170,7 +170,7 @@ def test_dropout_numbers_are_plausible():
 
 def test_dropout_prose_reads_the_figures_default_run():
     # "In the figure's default run of ... passes": the reader who opens the figure sees them.
-    view = dropout_figure.view()
+    view = view_of("dropout")
     shown = probe.readouts(view)
     assert shown["run"].endswith(f"· {N['dropout_draws']}")
     assert (shown["row-1-dead"], shown["row-2-dead"]) == (N["dead_row1"], N["dead_row2"])
