@@ -5,22 +5,15 @@ each scaled by its weight.
 """
 
 from html import escape
+from typing import NamedTuple
 
 import numpy as np
-import panel as pn
 
 from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
-from figures.section33_html import (
-    CORNER,
-    Pointed,
-    element,
-    pointing_figure,
-    scope,
-    sub,
-    token_control,
-    token_vector,
-)
+from figurekit.controls import Choice
+from figurekit.drawing import Drawing, html, readout_html
+from figurekit.pointing import CORNER, Pointed, element, scope, sub, token_vector
 from formatting import num, vec
 
 TITLE = "Every context vector in one product"
@@ -29,6 +22,16 @@ CAPTION = (
     "result (hover, tap, or Tab to it) to rebuild it from the six weighted inputs."
 )
 HINT = "Point at a row of the context vectors to rebuild it."
+
+
+class State(NamedTuple):
+    """The token whose context vector is rebuilt first."""
+
+    row: str
+
+
+DEFAULT = State(TOKENS[1])
+CONTROLS = (Choice("row", "Row to rebuild", list(TOKENS), style="menu"),)
 
 
 def _explanation(X: np.ndarray, alpha: np.ndarray, Z: np.ndarray, i: int) -> str:
@@ -99,17 +102,22 @@ def product_html(X: np.ndarray, pointed: int) -> str:
     return scope(body, explanations, state, HINT)
 
 
-def picture(row: str) -> str:
-    """The figure's HTML with token ``row``'s context vector rebuilt first."""
-    return product_html(book_inputs(), pointed=TOKENS.index(row))
+def picture(state: State) -> str:
+    """The figure's HTML with the state's token's context vector rebuilt first."""
+    return product_html(book_inputs(), pointed=TOKENS.index(state.row))
 
 
-def readouts(row: str) -> list[tuple[str, str, str]]:
+# Not readouts(state): section 3.3's figures show the book's fixed matrices, with no try-it
+# cell (figures/tryit.py gives one to a figure with readouts).
+def readout_rows(state: State) -> list[tuple[str, str, str]]:
     """The readout rows: that token's context vector."""
     _, _, Z = attend(book_inputs())
-    return [("context", f"z for {row}", vec(Z[TOKENS.index(row)]))]
+    return [("context", f"z for {state.row}", vec(Z[TOKENS.index(state.row)]))]
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: which row to rebuild first, over the weights @ inputs picture."""
-    return pointing_figure(token_control("Row to rebuild"), picture, readouts)
+def draw(state: State) -> Drawing:
+    """The weights @ inputs picture, that row rebuilt first, and the readout."""
+    return {
+        "picture": html(picture(state)),
+        "readout": html(readout_html(readout_rows(state))),
+    }

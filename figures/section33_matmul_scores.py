@@ -4,22 +4,21 @@ Pointing at a result cell writes out its dot product: the three products and the
 """
 
 from html import escape
-
-import panel as pn
+from typing import NamedTuple
 
 from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
-from figures.section33_html import (
+from figurekit.controls import Choice
+from figurekit.drawing import Drawing, html, readout_html
+from figurekit.pointing import (
     CORNER,
     Pointed,
     element,
     grid,
     grid_cell,
-    pointing_figure,
     scope,
     sub,
     terms_table,
-    token_control,
     token_vector,
 )
 from formatting import num, vec
@@ -30,6 +29,16 @@ CAPTION = (
     "token's column light up, and the three products and their sum are written out."
 )
 HINT = "Point at a score ω to see its row × column."
+
+
+class State(NamedTuple):
+    """The query token whose six scores are shown."""
+
+    query: str
+
+
+DEFAULT = State(TOKENS[1])
+CONTROLS = (Choice("query", "Query token", list(TOKENS), style="menu"),)
 
 
 def _explanation(q: int, j: int, X, terms, total: float) -> str:
@@ -92,16 +101,22 @@ def matmul_html(X, q: int, pointed: int) -> str:
     return scope(body, explanations, state, HINT)
 
 
-def picture(query: str) -> str:
-    """The figure's HTML for query token ``query``, its first score explained."""
-    return matmul_html(book_inputs(), TOKENS.index(query), pointed=0)
+def picture(state: State) -> str:
+    """The figure's HTML for the state's query token, its first score explained."""
+    return matmul_html(book_inputs(), TOKENS.index(state.query), pointed=0)
 
 
-def readouts(query: str) -> list[tuple[str, str, str]]:
+# Not readouts(state): section 3.3's figures show the book's fixed matrices, with no try-it
+# cell (figures/tryit.py gives one to a figure with readouts).
+def readout_rows(state: State) -> list[tuple[str, str, str]]:
     """The readout rows: the query's six scores."""
-    return [("scores", f"ω for {query}", vec(query_scores(book_inputs(), TOKENS.index(query))))]
+    q = TOKENS.index(state.query)
+    return [("scores", f"ω for {state.query}", vec(query_scores(book_inputs(), q)))]
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a query picker over the query-row-times-matrix picture."""
-    return pointing_figure(token_control("Query token"), picture, readouts)
+def draw(state: State) -> Drawing:
+    """The query row times the transposed inputs, and the readout."""
+    return {
+        "picture": html(picture(state)),
+        "readout": html(readout_html(readout_rows(state))),
+    }

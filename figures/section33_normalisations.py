@@ -4,13 +4,15 @@ Pointing at a token in either chart lights that token in both and writes out bot
 """
 
 from html import escape
+from typing import NamedTuple
 
 import numpy as np
-import panel as pn
 
 from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
-from figures.section33_html import Pointed, element, pointing_figure, scope, sub, token_control
+from figurekit.controls import Choice
+from figurekit.drawing import Drawing, html, readout_html
+from figurekit.pointing import Pointed, element, scope, sub
 from formatting import num, vec
 
 TITLE = "Two ways to make weights"
@@ -20,6 +22,16 @@ CAPTION = (
 )
 HINT = "Point at a token in either chart to compare its two weights."
 CHARTS = (("by-sum", "Divide by the sum"), ("softmax", "Softmax"))
+
+
+class State(NamedTuple):
+    """The query token whose scores are normalised."""
+
+    query: str
+
+
+DEFAULT = State(TOKENS[1])
+CONTROLS = (Choice("query", "Query token", list(TOKENS), style="menu"),)
 
 
 def _explanation(q: int, j: int, score: float, total: float, by_sum: float, soft: float) -> str:
@@ -73,22 +85,27 @@ def charts_html(scores: np.ndarray, q: int, pointed: int) -> str:
     return scope(f'<div class="s33-row">{charts}</div>', explanations, state, HINT)
 
 
-def picture(query: str) -> str:
-    """The figure's HTML for query token ``query``, the query itself pointed at first."""
-    q = TOKENS.index(query)
+def picture(state: State) -> str:
+    """The figure's HTML for the state's query token, the query itself pointed at first."""
+    q = TOKENS.index(state.query)
     return charts_html(query_scores(book_inputs(), q), q, pointed=q)
 
 
-def readouts(query: str) -> list[tuple[str, str, str]]:
+# Not readouts(state): section 3.3's figures show the book's fixed matrices, with no try-it
+# cell (figures/tryit.py gives one to a figure with readouts).
+def readout_rows(state: State) -> list[tuple[str, str, str]]:
     """The readout rows: the scores' sum and both normalisations."""
-    s = query_scores(book_inputs(), TOKENS.index(query))
+    s = query_scores(book_inputs(), TOKENS.index(state.query))
     return [
-        ("sum", f"sum of the scores of {query}", num(row_sums(s))),
+        ("sum", f"sum of the scores of {state.query}", num(row_sums(s))),
         ("by-sum", "divided by the sum", vec(sum_normalise(s))),
         ("softmax", "softmax", vec(softmax(s))),
     ]
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a query picker over the two charts."""
-    return pointing_figure(token_control("Query token"), picture, readouts)
+def draw(state: State) -> Drawing:
+    """Both charts, and the readout."""
+    return {
+        "picture": html(picture(state)),
+        "readout": html(readout_html(readout_rows(state))),
+    }

@@ -6,19 +6,20 @@ a weight is that score's share of its row after softmax.
 
 from functools import lru_cache
 from html import escape
+from typing import NamedTuple
 
 import numpy as np
-import panel as pn
 
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
-from figures.section33_html import (
+from figurekit.controls import Choice
+from figurekit.drawing import Drawing, html, readout_html
+from figurekit.pointing import (
     CORNER,
     Pointed,
     element,
     grid,
     grid_cell,
-    pointing_figure,
     scope,
     sub,
     terms_table,
@@ -34,6 +35,18 @@ CAPTION = (
 )
 MODES = ("scores ω", "weights α")
 HINT = "Point at a cell to see where its number comes from."
+
+
+class State(NamedTuple):
+    """Which matrix is shown: one of ``MODES``."""
+
+    mode: str
+
+
+DEFAULT = State(MODES[0])
+# Drawn as a row of radio boxes (layouts/section33_score_matrix.py): a row of options with no
+# name drawn, as a row of buttons is.
+CONTROLS = (Choice("mode", "Show", list(MODES), style="buttons"),)
 
 
 def _score_explanation(X: np.ndarray, omega: np.ndarray, i: int, j: int) -> str:
@@ -139,23 +152,28 @@ def matrix_html(X: np.ndarray, mode: str, pointed: tuple[int, int]) -> str:
 
 
 @lru_cache(maxsize=len(MODES))
-def picture(mode: str) -> str:
-    """The figure's HTML in ``mode``; the inputs are fixed, so each mode's is written once."""
+def picture(state: State) -> str:
+    """The figure's HTML in the state's mode; the inputs are fixed, so each mode's is written
+    once."""
     journey = TOKENS.index("journey")
-    return matrix_html(book_inputs(), mode, pointed=(journey, journey + 1))
+    return matrix_html(book_inputs(), state.mode, pointed=(journey, journey + 1))
 
 
-def readouts(mode: str) -> list[tuple[str, str, str]]:
+# Not readouts(state): section 3.3's figures show the book's fixed matrices, with no try-it
+# cell (figures/tryit.py gives one to a figure with readouts).
+def readout_rows(state: State) -> list[tuple[str, str, str]]:
     """The readout rows: how far the shown matrix is from symmetric, and its row sums."""
     omega, alpha, _ = attend(book_inputs())
-    M = omega if mode == MODES[0] else alpha
+    M = omega if state.mode == MODES[0] else alpha
     return [
         ("symmetry", "largest |Mᵢⱼ − Mⱼᵢ|", num(symmetry_error(M))),
         ("row-sums", "row sums", vec(row_sums(M))),
     ]
 
 
-def view() -> pn.viewable.Viewable:
-    """The figure: a scores/weights switch over the inputs and the 6x6 matrix."""
-    show = pn.widgets.RadioBoxGroup(name="Show", options=list(MODES), value=MODES[0], inline=True)
-    return pointing_figure(show, picture, readouts)
+def draw(state: State) -> Drawing:
+    """The inputs beside the scores or the weights, and the readout."""
+    return {
+        "picture": html(picture(state)),
+        "readout": html(readout_html(readout_rows(state))),
+    }

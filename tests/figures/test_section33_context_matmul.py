@@ -7,14 +7,14 @@ from attention.basics import attend, contributions
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_context_matmul as fig
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
-from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.figurekit.test_pointing import check_pointing, pane_html
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def test_default_rebuilds_journey_the_books_z2():
     """Section 3.3.2: the journey row of all_context_vecs is [0.4419, 0.6515, 0.5683]."""
-    view = fig.view()
+    view = driven(fig)
     assert readouts(view)["context"] == "[0.4419, 0.6515, 0.5683]"
     p = check_pointing(pane_html(view))
     assert p.out.attrs["data-showing"] == "z1"
@@ -24,7 +24,7 @@ def test_default_rebuilds_journey_the_books_z2():
 def test_every_row_is_rebuilt_from_its_weighted_inputs():
     X = book_inputs()
     _, alpha, Z = attend(X)
-    p = check_pointing(pane_html(fig.view()))
+    p = check_pointing(pane_html(driven(fig)))
     for i, token in enumerate(TOKENS):
         (row,) = p.by_key(f"z{i}")
         assert row.tag == "tr" and row.attrs["data-token"] == token
@@ -40,7 +40,7 @@ def test_every_row_is_rebuilt_from_its_weighted_inputs():
 
 def test_book_context_matrix_rows():
     """Section 3.3.2 prints all six context vectors."""
-    p = check_pointing(pane_html(fig.view()))
+    p = check_pointing(pane_html(driven(fig)))
     rows = [[n.text() for n in p.by_key(f"z{i}")[0].walk() if n.tag == "td"] for i in range(6)]
     assert rows == [
         ["0.4421", "0.5931", "0.5790"],
@@ -55,7 +55,7 @@ def test_book_context_matrix_rows():
 @settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_choosing_rows_shows_the_chosen_one(tokens):
-    view = fig.view()
+    view = driven(fig)
     for token in tokens:
         widgets(view)["Row to rebuild"].value = token
     i = TOKENS.index(tokens[-1])
@@ -71,6 +71,6 @@ def test_picture_and_readouts_are_functions_of_the_row_alone(row):
     # No Panel: the readout is the core's context vector; the picture rebuilds that row first.
     i = TOKENS.index(row)
     _, _, Z = attend(book_inputs())
-    assert fig.readouts(row) == [("context", f"z for {row}", vec(Z[i]))]
-    p = check_pointing(fig.picture(row))
+    assert fig.readout_rows(fig.State(row)) == [("context", f"z for {row}", vec(Z[i]))]
+    p = check_pointing(fig.picture(fig.State(row)))
     assert p.out.attrs["data-showing"] == f"z{i}"

@@ -7,15 +7,15 @@ from attention.basics import dot_terms, query_scores
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_matmul_scores as fig
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
-from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.figurekit.test_pointing import check_pointing, pane_html
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def test_default_is_journey_with_the_book_scores_and_worked_example():
     """Section 3.3.1: scores [0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865], and
     0.55·0.43 + 0.87·0.15 + 0.66·0.89 = 0.2365 + 0.1305 + 0.5874 = 0.9544."""
-    view = fig.view()
+    view = driven(fig)
     assert readouts(view)["scores"] == "[0.9544, 1.4950, 1.4754, 0.8434, 0.7070, 1.0865]"
     p = check_pointing(pane_html(view))
     assert p.out.attrs["data-showing"] == "s0"
@@ -28,7 +28,7 @@ def test_default_is_journey_with_the_book_scores_and_worked_example():
 
 def test_every_cell_explains_its_own_dot_product_for_every_query():
     X = book_inputs()
-    view = fig.view()
+    view = driven(fig)
     for q, token in enumerate(TOKENS):
         widgets(view)["Query token"].value = token
         p = check_pointing(pane_html(view))
@@ -51,7 +51,7 @@ def test_every_cell_explains_its_own_dot_product_for_every_query():
 @settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
-    view = fig.view()
+    view = driven(fig)
     for token in tokens:
         widgets(view)["Query token"].value = token
     want = query_scores(book_inputs(), TOKENS.index(tokens[-1]))
@@ -63,7 +63,9 @@ def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
 def test_picture_and_readouts_are_functions_of_the_query_alone(query):
     # No Panel: the readout is the core's score row; the picture explains the first score.
     X, q = book_inputs(), TOKENS.index(query)
-    assert fig.readouts(query) == [("scores", f"ω for {query}", vec(query_scores(X, q)))]
-    p = check_pointing(fig.picture(query))
+    assert fig.readout_rows(fig.State(query)) == [
+        ("scores", f"ω for {query}", vec(query_scores(X, q)))
+    ]
+    p = check_pointing(fig.picture(fig.State(query)))
     assert p.out.attrs["data-showing"] == "s0"
     assert num(dot_terms(X[q], X[0])[1]) in p.out.text()

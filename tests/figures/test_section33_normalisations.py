@@ -10,15 +10,15 @@ from attention.basics import query_scores, row_sums, softmax, sum_normalise
 from attention.fixtures import TOKENS, book_inputs
 from figures import section33_normalisations as fig
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
-from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.figurekit.test_pointing import check_pointing, pane_html
+from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 
 def test_default_is_journey_with_the_books_two_normalisations():
     """Section 3.3.1 step 2: divide by the sum [0.1455, 0.2278, 0.2249, 0.1285, 0.1077,
     0.1656]; softmax [0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]."""
-    shown = readouts(fig.view())
+    shown = readouts(driven(fig))
     assert shown["by-sum"] == "[0.1455, 0.2278, 0.2249, 0.1285, 0.1077, 0.1656]"
     assert shown["softmax"] == "[0.1385, 0.2379, 0.2333, 0.1240, 0.1082, 0.1581]"
     assert shown["sum"] == num(row_sums(query_scores(book_inputs(), 1)))
@@ -31,7 +31,7 @@ def _bar_width(node) -> float:
 
 def test_each_token_is_one_key_in_both_charts_for_every_query():
     X = book_inputs()
-    view = fig.view()
+    view = driven(fig)
     for q, token in enumerate(TOKENS):
         widgets(view)["Query token"].value = token
         p = check_pointing(pane_html(view))
@@ -57,7 +57,7 @@ def test_each_token_is_one_key_in_both_charts_for_every_query():
 @settings(max_examples=examples(25), deadline=None)
 @given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=6))
 def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
-    view = fig.view()
+    view = driven(fig)
     for token in tokens:
         widgets(view)["Query token"].value = token
     s = query_scores(book_inputs(), TOKENS.index(tokens[-1]))
@@ -69,10 +69,10 @@ def test_any_sequence_of_queries_ends_in_the_last_ones_numbers(tokens):
 def test_picture_and_readouts_are_functions_of_the_query_alone(query):
     # No Panel: the readout is the core's two normalisations; the picture points at the query.
     s = query_scores(book_inputs(), TOKENS.index(query))
-    assert fig.readouts(query) == [
+    assert fig.readout_rows(fig.State(query)) == [
         ("sum", f"sum of the scores of {query}", num(row_sums(s))),
         ("by-sum", "divided by the sum", vec(sum_normalise(s))),
         ("softmax", "softmax", vec(softmax(s))),
     ]
-    p = check_pointing(fig.picture(query))
+    p = check_pointing(fig.picture(fig.State(query)))
     assert p.out.attrs["data-showing"] == f"t{TOKENS.index(query)}"

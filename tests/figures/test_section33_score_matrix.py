@@ -2,11 +2,11 @@
 
 from attention.basics import attend, dot_terms, row_sums, symmetry_error
 from attention.fixtures import TOKENS, book_inputs
+from figurekit.pointing import sub
 from figures import section33_score_matrix as fig
-from figures.section33_html import sub
 from formatting import num, vec
-from tests.figures.probe import messages, readouts, widgets
-from tests.figures.test_section33_html import check_pointing, pane_html
+from tests.figurekit.test_pointing import check_pointing, pane_html
+from tests.figures.probe import driven, messages, readouts, widgets
 
 
 def _cells(p) -> dict[str, str]:
@@ -16,7 +16,7 @@ def _cells(p) -> dict[str, str]:
 def test_scores_are_the_books_and_every_cell_writes_out_its_dot_product():
     X = book_inputs()
     omega, _, _ = attend(X)
-    view = fig.view()
+    view = driven(fig)
     p = check_pointing(pane_html(view))
     cells = _cells(p)
     T = len(TOKENS)
@@ -41,7 +41,7 @@ def test_scores_are_the_books_and_every_cell_writes_out_its_dot_product():
 
 def test_the_switch_shows_the_weights_and_their_softmax_origin():
     _, alpha, _ = attend(book_inputs())
-    view = fig.view()
+    view = driven(fig)
     widgets(view)["Show"].value = fig.MODES[1]
     p = check_pointing(pane_html(view))
     cells = _cells(p)
@@ -65,7 +65,7 @@ def test_the_switch_shows_the_weights_and_their_softmax_origin():
 
 
 def test_switching_back_restores_the_scores():
-    view = fig.view()
+    view = driven(fig)
     before = pane_html(view)
     for mode in (*fig.MODES, fig.MODES[0]):
         widgets(view)["Show"].value = mode
@@ -77,8 +77,8 @@ def test_picture_and_readouts_are_functions_of_the_mode_alone():
     # No Panel: scores are symmetric, weights are not, and every weight row sums to 1.
     omega, alpha, _ = attend(book_inputs())
     for mode, M in zip(fig.MODES, (omega, alpha), strict=True):
-        shown = {key: value for key, _, value in fig.readouts(mode)}
+        shown = {key: value for key, _, value in fig.readout_rows(fig.State(mode))}
         assert shown == {"symmetry": num(symmetry_error(M)), "row-sums": vec(row_sums(M))}
-        assert check_pointing(fig.picture(mode)).out.attrs["data-showing"] == "m1-2"
-    assert float(fig.readouts(fig.MODES[0])[0][2]) == 0.0
-    assert fig.readouts(fig.MODES[1])[1][2] == vec([1.0] * len(TOKENS))
+        assert check_pointing(fig.picture(fig.State(mode))).out.attrs["data-showing"] == "m1-2"
+    assert float(fig.readout_rows(fig.State(fig.MODES[0]))[0][2]) == 0.0
+    assert fig.readout_rows(fig.State(fig.MODES[1]))[1][2] == vec([1.0] * len(TOKENS))

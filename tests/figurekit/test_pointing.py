@@ -1,4 +1,5 @@
-"""The pointing HTML of the section 3.3 figures, and a reader for it the figure tests share.
+"""The pointing HTML of the section 3.3 figures (figurekit/pointing.py, its styles
+layoutkit/pointing.py's), and a reader for it the figure tests share.
 
 ``pointing(html)`` parses a figure's pane into what the browser script works with: the
 pointable elements, the lightable ones, the explanation templates and the box that shows
@@ -16,8 +17,7 @@ import pytest
 
 from attention.basics import dot_terms
 from attention.fixtures import TOKENS
-from figures.section33_html import (
-    EXPLAIN_CSS,
+from figurekit.pointing import (
     Pointed,
     element,
     grid,
@@ -28,6 +28,8 @@ from figures.section33_html import (
     token_vector,
 )
 from formatting import num
+from layoutkit.pointing import EXPLAIN_CSS
+from tests.figures.probe import Driven
 from tests.sitebuild.test_snippets import AA, contrast
 
 
@@ -108,11 +110,13 @@ class Pointing:
         return [n for n in self.lightables if "is-lit" in n.classes()]
 
 
-def pane_html(view: pn.viewable.Viewable) -> str:
-    """The one pane of a figure that holds an explain scope."""
-    found = [
-        str(p.object) for p in view.select(pn.pane.HTML) if "data-explain-scope" in str(p.object)
-    ]
+def pane_html(view: "Driven | pn.viewable.Viewable") -> str:
+    """The one pane of a figure (driven, or its layout) that holds an explain scope."""
+    if isinstance(view, Driven):
+        objects = [str(props.get("object", "")) for props in view.shown.values()]
+    else:
+        objects = [str(p.object) for p in view.select(pn.pane.HTML)]
+    found = [html for html in objects if "data-explain-scope" in html]
     assert len(found) == 1
     return found[0]
 
@@ -326,12 +330,14 @@ def _grids_of_section33() -> dict[str, list[Grid]]:
     from figures import section33_matmul_scores, section33_score_matrix
 
     found = {
-        f"score-matrix {mode}": check_pointing(section33_score_matrix.picture(mode)).grids
+        f"score-matrix {mode}": check_pointing(
+            section33_score_matrix.picture(section33_score_matrix.State(mode))
+        ).grids
         for mode in section33_score_matrix.MODES
     }
     for query in TOKENS:
         found[f"matmul-scores {query}"] = check_pointing(
-            section33_matmul_scores.picture(query)
+            section33_matmul_scores.picture(section33_matmul_scores.State(query))
         ).grids
     return found
 
@@ -353,3 +359,30 @@ def test_every_grid_cell_of_section33_says_its_row_column_and_value():
     (scores,) = _grids_of_section33()["score-matrix scores ω"]
     (stop,) = [c for c in scores.cells if c.attrs["tabindex"] == "0"]
     assert stop.attrs["aria-label"] == "row journey, column starts: 1.4754"
+
+
+@pytest.mark.parametrize(
+    ("figure_id", "kind"),
+    [
+        ("matmul-scores", pn.widgets.Select),
+        ("normalisations-compare", pn.widgets.Select),
+        ("score-matrix", pn.widgets.RadioBoxGroup),
+        ("context-matmul", pn.widgets.Select),
+    ],
+)
+def test_each_layout_shows_its_drawing_under_its_one_control(figure_id, kind):
+    """The layout (layoutkit/pointing.py) draws the picture the figure declares, in the pane
+    styled for pointing, under the control it always had."""
+    from figures import module
+    from layoutkit.document import view_of
+
+    view = view_of(figure_id)
+    (control,) = [w for w in view.select(pn.widgets.Widget) if w.name]
+    assert isinstance(control, kind)
+    if kind is pn.widgets.Select:
+        assert control.width == 300 and control.options == list(TOKENS)
+    else:
+        assert control.inline
+    assert pane_html(view) == pane_html(Driven(module(figure_id)))
+    (shown,) = [p for p in view.select(pn.pane.HTML) if "data-explain-scope" in str(p.object)]
+    assert EXPLAIN_CSS in shown.stylesheets
