@@ -173,8 +173,8 @@ class Number(Control):
 
 
 # How a Choice is drawn: a row of buttons (its name not drawn, "labelled": drawn above it), a
-# drop-down menu, or a slider over the options.
-STYLES = ("buttons", "labelled", "menu", "slider")
+# row of radio boxes, a drop-down menu, or a slider over the options.
+STYLES = ("buttons", "labelled", "radio", "menu", "slider")
 
 
 @dataclass(frozen=True)

@@ -44,9 +44,7 @@ class State(NamedTuple):
 
 
 DEFAULT = State(MODES[0])
-# Drawn as a row of radio boxes (layouts/section33_score_matrix.py): a row of options with no
-# name drawn, as a row of buttons is.
-CONTROLS = (Choice("mode", "Show", list(MODES), style="buttons"),)
+CONTROLS = (Choice("mode", "Show", list(MODES), style="radio"),)
 
 
 def _score_explanation(X: np.ndarray, omega: np.ndarray, i: int, j: int) -> str:

@@ -44,6 +44,8 @@ def widget(control: Control, value, **look) -> tuple[pn.widgets.Widget, pn.viewa
     elif isinstance(control, Choice) and control.style == "labelled":
         w, placed = choice(name, control.options, value, **look)
         return w, placed
+    elif isinstance(control, Choice) and control.style == "radio":
+        w = pn.widgets.RadioBoxGroup(name=name, options=control.options, value=value, **look)
     elif isinstance(control, Choice) and control.style == "buttons":
         w = buttons(name, control.options, value, **look)
     elif isinstance(control, Choice) and control.style == "slider":

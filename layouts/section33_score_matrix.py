@@ -5,20 +5,11 @@ import panel as pn
 
 from figurekit.figure import Figure
 from layoutkit.pointing import pointing_frame
+from layoutkit.wiring import widget
 
 
 def layout(figure: Figure) -> pn.viewable.Viewable:
-    """A row of radio boxes over the pointing picture, the readout below.
-
-    The kit draws no Choice as radio boxes (layoutkit.wiring.widget), so the switch is built
-    here as it always was; its Choice (style "buttons", a row with no name drawn) is what it
-    sets and how a link reads it.
-    """
+    """A row of radio boxes over the pointing picture, the readout below."""
     (control,) = figure.controls.values()
-    show = pn.widgets.RadioBoxGroup(
-        name=control.name,
-        options=control.values,
-        value=control.get(figure.state),
-        inline=True,
-    )
+    show, _ = widget(control, control.get(figure.state), inline=True)
     return pointing_frame(figure, show)

@@ -75,5 +75,5 @@ def test_keys_are_names_slugified():
 
 
 def test_a_choice_is_drawn_one_of_the_known_ways():
-    with pytest.raises(ValueError, match="one of buttons, labelled, menu, slider"):
-        Choice("c", "C", ["a"], style="radio")
+    with pytest.raises(ValueError, match="one of buttons, labelled, radio, menu, slider"):
+        Choice("c", "C", ["a"], style="dial")
