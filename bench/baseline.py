@@ -30,7 +30,9 @@ from sitebuild.wheels import project_wheel
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "/baseline/"
 FIGURE = "three_steps"
-APP = f"from figures import {FIGURE}\n\n{FIGURE}.view().servable()\n"
+# The figure as Panel serves it: its layout, live in Panel's worker (layoutkit.wiring).
+FIGURE_ID = FIGURE.replace("_", "-")
+APP = f"from layoutkit.document import view_of\n\nview_of({FIGURE_ID!r}).servable()\n"
 PANEL_CDN = f"https://cdn.holoviz.org/panel/{pins.PANEL_VERSION}/dist/"
 BOKEH_CDN = re.compile(
     rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-{re.escape(pins.BOKEH_VERSION)}"

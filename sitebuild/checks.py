@@ -180,7 +180,7 @@ def building_figures(page: ModuleType, modules: dict[str, ModuleType]) -> Iterat
         raise BuildError(
             f"figure {figure_id!r} on page {page.__name__}: building it raised "
             f"{type(err).__name__}: {err}{at(frame)} in {frame.name}(); fix the figure module, "
-            f"or call {modules[figure_id].__name__}.view() in Python for the whole traceback"
+            f"or call layoutkit.document.view_of({figure_id!r}) in Python for the whole traceback"
         ) from err
 
 

@@ -9,11 +9,11 @@ harness counts them), so an update that must not come cannot land after the chec
 import panel as pn
 import pytest
 
-import figures
 from figures import grouped_heads, heads, masking
 from formatting import integer
 from harness.site import path
 from harness.visit import until
+from layoutkit.document import view_of
 from pages import placed_figures, post1, post2, post3
 
 pytestmark = pytest.mark.browser
@@ -56,7 +56,7 @@ def boxes_of(post) -> list[tuple[str, pn.widgets.Widget]]:
     """Every number and text box on the post's figures, from the figures' Python."""
     found = []
     for figure_id in placed_figures(post.TEMPLATE):
-        view = figures.module(figure_id).view()
+        view = view_of(figure_id)
         found += [(figure_id, w) for w in view.select(pn.widgets.Widget) if isinstance(w, BOXES)]
     return found
 

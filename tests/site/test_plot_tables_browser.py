@@ -10,10 +10,10 @@ import panel as pn
 import pytest
 from bokeh.plotting import figure
 
-import figures
 from formatting import integer, magnitude_text, num
 from harness.dom import wait_until
 from harness.site import path
+from layoutkit.document import view_of
 from pages import placed_figures, post1, post2, post3
 from tests.figures.test_plot_data import data_spec, plots_of
 
@@ -134,19 +134,18 @@ def test_every_plot_has_its_data_table(live, post):
     shown = read(v.page)
     with_plots = 0
     for figure_id in placed_figures(post.TEMPLATE):
-        module = figures.module(figure_id)
         if not plots_of(figure_id):
             assert not shown[figure_id]["tables"], figure_id
             continue
         with_plots += 1
-        assert_tables(shown[figure_id], expected_tables(module.view()))
+        assert_tables(shown[figure_id], expected_tables(view_of(figure_id)))
     assert with_plots >= 3
     assert v.errors == []
 
 
 def _python_after(figure_id: str, control: str, value) -> dict[str, dict]:
     """The figure's tables in CPython once its control named ``control`` is set to ``value``."""
-    view = figures.module(figure_id).view()
+    view = view_of(figure_id)
     (widget,) = [w for w in view.select(pn.widgets.Widget) if w.name == control]
     widget.value = value
     return expected_tables(view)
@@ -202,5 +201,5 @@ def test_a_control_change_updates_the_tables(live, post, figure_id, control, val
     closed = v.page.evaluate(_READ_CLOSED, figure_id)
     # The tables, that is: the plots' own titles follow the figure.
     assert _matches({**closed, "plots": [t["caption"] for t in closed["tables"]]}, expected)
-    assert_tables(read(v.page)[figure_id], expected_tables(figures.module(figure_id).view()))
+    assert_tables(read(v.page)[figure_id], expected_tables(view_of(figure_id)))
     assert v.errors == []

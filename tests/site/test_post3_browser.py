@@ -19,6 +19,7 @@ from figures import module
 from figures.viewstate import View
 from harness.dom import wait_until
 from harness.site import POST3
+from layoutkit.document import view_of
 from pages import placed_figures, post3
 from tests.figures.probe import readouts
 
@@ -64,7 +65,7 @@ def agree(figure_id: str, page: dict[str, str], python: dict[str, str]) -> None:
 
 def cpython(figure_id: str, params: dict[str, str]) -> dict[str, str]:
     """The readouts of the figure built in CPython and set to the view ``params`` describe."""
-    layout = module(figure_id).view()
+    layout = view_of(figure_id)
     assert View(figure_id, layout).apply(params) == ""
     return readouts(layout)
 
