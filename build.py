@@ -22,7 +22,8 @@ from markupsafe import Markup
 
 import pages
 from figures import REGISTRY, module
-from layoutkit.document import document, serialize, slot_id, to_json
+from layoutkit.document import prerender as figure_prerender
+from layoutkit.document import slot_id, to_json
 from pages import exercises
 from sitebuild import cache as runtime_cache
 from sitebuild import (
@@ -41,7 +42,7 @@ from sitebuild import (
 )
 from sitebuild import frame as series
 from sitebuild import references as bibliography
-from sitebuild.wheels import project_wheel, project_wheel_name
+from sitebuild.wheels import project_spec, project_wheel, project_wheel_name
 
 ROOT = Path(__file__).resolve().parent
 VENDOR = "vendor"  # under site/: BokehJS, Panel's JS/CSS and KaTeX
@@ -59,13 +60,14 @@ def reset(out: Path) -> None:
 
 
 def install_runtime(out: Path, cache: Path) -> list[str]:
-    """Pyodide, the wheels and the project's own wheel into site/runtime; BokehJS/Panel JS."""
+    """Pyodide, the wheels and the project's own wheel into site/runtime; BokehJS/Panel JS.
+    Returns what a page's worker loads: the project, which brings what it requires (numpy)."""
     runtime_cache.ensure_cache(cache, log=log)
     with tempfile.TemporaryDirectory() as tmp:
         wheel = project_wheel(ROOT, Path(tmp))
-        packages = install.install(cache, out / "runtime", [wheel], precompile=True, log=log)
+        install.install(cache, out / "runtime", [wheel], precompile=True, log=log)
     install.install_browser_assets(cache, out / VENDOR)
-    return packages
+    return [project_spec(ROOT)[0]]
 
 
 def copy_static(out: Path, katex_dist: Path) -> None:
@@ -157,19 +159,19 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; adopt.js, the accessibility scripts (a11y.js
-    calls plot-tables.js and number-boxes.js) and page.js after BokehJS and Panel (page.js
-    calls adopt.js and a11y.js); cells.js last (the code cells, which start their own Python
+    Python starts before BokehJS is evaluated; the accessibility scripts (a11y.js calls
+    plot-tables.js and number-boxes.js) and page.js after BokehJS and Panel (page.js calls
+    a11y.js); cells.js last (the code cells, which start their own Python
     once the figures are live)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
     a11y = ["static/plot-tables.js", "static/number-boxes.js", "static/a11y.js"]
-    scripts = ["static/adopt.js", *a11y, "static/page.js", "static/cells.js"]
+    scripts = [*a11y, "static/page.js", "static/cells.js"]
     return ["static/boot.js", *vendored, *scripts]
 
 
-def prerender_figure(figure_id: str, panel_dist: str) -> str:
-    """One figure's pre-render: a small document of its own, serialized."""
-    return serialize(document([figure_id], panel_dist))
+def prerender_figure(figure_id: str, panel_dist: str) -> dict:
+    """One figure's pre-render: a small document of its own, serialized, with its wiring."""
+    return figure_prerender(figure_id, panel_dist)
 
 
 def add_live_figures(
@@ -187,12 +189,12 @@ def add_live_figures(
     The pre-render is one small document per figure, so the page can draw the figures on the
     reader's screen before the others.
     """
-    config = {"base": base, "figures": ids, "packages": packages, "distUrl": dist_url(base, moved)}
+    config = {"base": base, "figures": ids, "packages": packages}
     config["sitePackages"] = pins.PYODIDE_SITE_PACKAGES
     config["urls"] = worker_urls(base, moved)
     if snapshot:
         config["snapshot"] = snapshot
-    documents = {fid: prerender(fid, config["distUrl"]) for fid in ids}
+    documents = {fid: prerender(fid, dist_url(base, moved)) for fid in ids}
     data = env.get_template("_live.html").render(
         config=Markup(to_json(config)), prerender=Markup(to_json(documents))
     )
@@ -245,7 +247,7 @@ def render_pages(
         for page, (_, ids) in prose.items()
     }
     if any(figures.values()):
-        checks.check_figure_imports(checks.runtime_imports(cache), figures, REGISTRY)
+        checks.check_figure_imports(checks.worker_imports(cache), figures, REGISTRY)
     return prose
 
 
@@ -304,10 +306,7 @@ def build(
     if snapshots and figures:
         folder = cache / "snapshots"
         decoder = install.zstd_decoder(cache)
-        panel_css = dist_url(base, moved)
-        meta = snapshot.make(
-            out / "runtime", figures, panel_css, pins.PYODIDE_VERSION, folder, decoder, log
-        )
+        meta = snapshot.make(out / "runtime", figures, pins.PYODIDE_VERSION, folder, decoder, log)
     moved |= hashed.hash_runtime(out)
     built = Built(out, base, cache, env, packages, moved, katex)
     write_pages(built, prose, meta, prerender)

@@ -42,6 +42,7 @@ from bench.browser import (
     new_page,
     scenario_latency,
 )
+from bench.memory import page_memory
 from harness.chromium import launch as chromium  # the browser the tests use, as they launch it
 from harness.site import BASE  # the tests' base path
 from sitebuild.cache import default_cache_dir
@@ -125,12 +126,20 @@ def scenarios(figure_ids: list[str]) -> list[dict]:
     return out
 
 
-def cold_runs(browser, url: str, runs: int, second: str | None, throttle: dict | None = None):
+def cold_runs(
+    browser,
+    url: str,
+    runs: int,
+    second: str | None,
+    throttle: dict | None = None,
+    snapshot: bool = True,
+):
     """``runs`` cold loads of ``url``, each followed by ``second`` in the same context
-    (``throttle``: the network conditions, THROTTLE or SLOW; None for none)."""
+    (``throttle``: the network conditions, THROTTLE or SLOW; None for none; ``snapshot``
+    False: the page served as a build without the memory snapshot)."""
     loads, warm = [], []
     for k in range(runs):
-        context, page, recorder = new_page(browser, throttle=throttle)
+        context, page, recorder = new_page(browser, throttle=throttle, snapshot=snapshot)
         try:
             loads.append(measure_load(page, recorder, url))
             log(f"{url} run {k + 1}: live at {report.seconds(loads[-1].live)}")
@@ -181,11 +190,24 @@ def measure_site(browser, root: str, pages: list[str], found, args) -> dict:
         second = next_page(slug, list(found))
         loads, warm = cold_runs(browser, root + slug, args.runs, second and root + second)
         throttled = conditioned_runs(browser, root + slug, args)
+        ordinary, _ = cold_runs(browser, root + slug, args.runs, None, snapshot=False)
         named = scenarios(found[slug])
         rows, blocked, _ = latency_run(browser, root + slug, found[slug], args.changes, named)
-        results[slug] = {"loads": loads, "warm": warm, **throttled, "latency": rows,
-                         "blocked": blocked}  # fmt: skip
+        log(f"memory of {slug} at a phone's screen")
+        results[slug] = {"loads": loads, "warm": warm, **throttled, "ordinary": ordinary,
+                         "latency": rows, "blocked": blocked,
+                         "memory": memory_run(browser, root + slug)}  # fmt: skip
     return results
+
+
+def memory_run(browser, url: str) -> dict:
+    """The page's memory at a phone's screen: live, its pre-render alone (Data Saver: no
+    worker), and live with a code cell run (a second worker)."""
+    return {
+        "live": page_memory(browser, url),
+        "prerender": page_memory(browser, url, save_data=True),
+        "cell": page_memory(browser, url, cell=True),
+    }
 
 
 def conditioned_runs(browser, url: str, args) -> dict[str, list[Load]]:
@@ -228,10 +250,12 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
         loads, _ = cold_runs(browser, url, args.runs, None)
         throttled = conditioned_runs(browser, url, args)
         rows, blocked, _ = latency_run(browser, url, [None], args.changes)
+        log("memory of the baseline at a phone's screen")
+        memory = {"live": page_memory(browser, url)}
     finally:
         server.shutdown()
-    return {"loads": loads, **throttled, "latency": rows, "blocked": blocked,
-            "outside": outside, "notes": notes}  # fmt: skip
+    return {"loads": loads, **throttled, "latency": rows, "blocked": blocked, "ordinary": [],
+            "outside": outside, "notes": notes, "memory": memory}  # fmt: skip
 
 
 def transfer_lines(loads: list[Load], throttled: dict | None = None) -> list[str]:
@@ -274,6 +298,10 @@ def print_measures(title: str, r: dict, args, warm, per: str) -> None:
         if r[key]:
             print("\n".join(report.load_table(throttle_title(args, conditions), r[key])))
             print("\n".join(transfer_lines(r[key], throttled=conditions)))
+    if r["ordinary"]:
+        title = f"  without the snapshot (the ordinary start), {args.runs} cold loads:"
+        print("\n".join(report.load_table(title, r["ordinary"])))
+    print("\n".join(report.memory_lines(r["memory"])))
     print(f"  control -> readout latency ({args.changes} {per}, ms):")
     print("\n".join(report.latency_table(r["latency"])))
     print_outside(r["loads"], r["blocked"])
@@ -328,8 +356,12 @@ def print_ratios(site: dict, base: dict) -> None:
     print("RATIOS site / baseline (medians; below 1 = the site is faster or smaller)")
     print(
         f"  {'page':<28} {'pre-render':>10} {'live':>8} {'raw bytes':>10} {'gzip bytes':>11}"
-        f" {'live 10 Mbit/s':>15}"
+        f" {'live 10 Mbit/s':>15} {'live, no snap':>14} {'tab memory':>12}"
     )
+
+    def tab(r, key):
+        m = r["memory"].get(key)
+        return m.tab if m else None
 
     def med(loads, key):
         return report.median_or_none([key(x) for x in loads])
@@ -343,10 +375,12 @@ def print_ratios(site: dict, base: dict) -> None:
             report.ratio(med(s, lambda x: x.raw_bytes), med(b, lambda x: x.raw_bytes)),
             report.ratio(med(s, lambda x: x.gzip_bytes), med(b, lambda x: x.gzip_bytes)),
             report.ratio(med(r["slow"], lambda x: x.live), med(base["slow"], lambda x: x.live)),
+            report.ratio(med(r["ordinary"], lambda x: x.live), med(b, lambda x: x.live)),
+            report.ratio(tab(r, "live"), tab(base, "live")),
         ]
         print(
             f"  {slug:<28} {cells[0]:>10} {cells[1]:>8} {cells[2]:>10} {cells[3]:>11}"
-            f" {cells[4]:>15}"
+            f" {cells[4]:>15} {cells[5]:>14} {cells[6]:>12}"
         )
     theirs = [v for _, res in base["latency"] for v in res.get("latencies", [])]
     figure = BASELINE_FIGURE.replace("_", "-")

@@ -247,7 +247,7 @@ def prepare(work: Path, cache: Path) -> tuple[Path, list[str], list[str]]:
         name: Path(shutil.copy2(downloads / pins.wheel_name(name, version), wheels))
         for name, version in (("bokeh", pins.BOKEH_VERSION), ("panel", pins.PANEL_VERSION))
     }
-    app_wheels["figures"] = project_wheel(ROOT, wheels)
+    app_wheels["figures"] = project_wheel(ROOT, wheels, layouts=True)
     app_wheels["pyodide-http"] = Path(shutil.copy2(pure["pyodide-http"], wheels))
     official, needed = resolve(list(app_wheels.values()), lock, carrier_files(cache), pure)
     install_pyodide(cache, site / "pyodide", lock, official)

@@ -6,6 +6,8 @@ page's own performance marks, so they do not depend on how often Python polls th
 
 import gzip
 import hashlib
+import json
+import re
 import time
 import urllib.parse
 import urllib.request
@@ -196,15 +198,39 @@ def is_outside(url: str) -> bool:
     return not url.startswith((LOCAL, "blob:", "data:"))
 
 
-def new_page(browser, throttle: dict | None = None, block_outside: bool = False):
+PAGE_CONFIG = re.compile(
+    r'(<script type="application/json" id="page-config">)(.*?)(</script>)', re.S
+)
+
+
+def without_snapshot(route) -> None:
+    """Serve a page as a ``--no-snapshots`` build would: its config names no snapshot, so its
+    worker starts Python the ordinary way (the fallback path's start)."""
+    response = route.fetch()
+    body = response.text()
+
+    def drop(m: re.Match) -> str:
+        config = json.loads(m[2])
+        config.pop("snapshot", None)
+        return m[1] + json.dumps(config).replace("</", "<\\/") + m[3]
+
+    route.fulfill(response=response, body=PAGE_CONFIG.sub(drop, body, count=1))
+
+
+def new_page(
+    browser, throttle: dict | None = None, block_outside: bool = False, snapshot: bool = True
+):
     """A fresh context (cold cache) and page, instrumented; optionally network-throttled
     (``throttle``: DevTools' network conditions, THROTTLE or SLOW).
 
     With ``block_outside`` every request leaving 127.0.0.1 is aborted by a route and kept in
     ``recorder.blocked``. Routing disables Chromium's HTTP cache, so timed loads go without
-    it; the host-resolver rule in CHROMIUM_ARGS fails such requests anyway.
+    it; the host-resolver rule in CHROMIUM_ARGS fails such requests anyway. Without
+    ``snapshot``, the pages are served as if built without one (``without_snapshot``).
     """
     context = browser.new_context(viewport=VIEWPORT)
+    if not snapshot:
+        context.route(lambda url: url.startswith(LOCAL) and url.endswith("/"), without_snapshot)
     instrument(context)  # the harness's probe: worker messages counted, shadow roots walked
     context.add_init_script(INPAGE_JS)
     recorder = Recorder(context)

@@ -125,3 +125,31 @@ def latency_table(rows: Sequence[tuple[str, dict]]) -> list[str]:
 
 def ratio(a: float | None, b: float | None) -> str:
     return "-" if a is None or b is None or b == 0 else f"{a / b:.2f}"
+
+
+def mebibytes(n: float | None) -> str:
+    return "-" if n is None else f"{n / 1024 / 1024:.0f} MiB"
+
+
+def memory_lines(memory: dict) -> list[str]:
+    """The page's memory at a phone's screen (bench/memory.py): PSS of the tab and of the
+    whole browser, live, with its pre-render alone, with a code cell run; and the worker's
+    share, the live tab minus the pre-render's."""
+    lines = ["  memory at a phone's screen (412 x 915 at 2.625), PSS, one load each:"]
+    labels = {
+        "live": "live",
+        "prerender": "pre-render alone (Data Saver: no worker)",
+        "cell": "live, one code cell run (its own worker)",
+    }
+    for key, label in labels.items():
+        if key not in memory:
+            continue
+        m = memory[key]
+        cells = "-" if m is None else f"tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}"
+        lines.append(f"    {label:<44} {cells}")
+    live, alone = memory.get("live"), memory.get("prerender")
+    if live and alone:
+        lines.append(
+            f"    {'the worker (live tab - pre-render tab)':<44} {mebibytes(live.tab - alone.tab)}"
+        )
+    return lines

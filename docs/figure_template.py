@@ -1,24 +1,25 @@
 """One query's softmax weights over the book's six tokens: the figure to copy for a new one.
 
-Copy this file to ``figures/my_figure.py``, register it in ``figures/__init__.py``'s
-``REGISTRY`` and place it with ``{{ figure("my-figure") }}`` (README, "Add a figure"); its tests
-start from ``docs/figure_test_template.py``. It lives outside ``figures/`` so that the browser
-runtime does not ship it; tests/figures/test_figure_template.py builds it as a registered
-figure, so it keeps working as the scaffolding changes.
+Copy this file to ``figures/my_figure.py`` and ``docs/layout_template.py`` to
+``layouts/my_figure.py``, register the figure in ``figures/__init__.py``'s ``REGISTRY`` and
+place it with ``{{ figure("my-figure") }}`` (README, "Add a figure"); its tests start from
+``docs/figure_test_template.py``. It lives outside ``figures/`` so that the browser runtime
+does not ship it; tests/figures/test_figure_template.py builds it as a registered figure, so
+it keeps working as the scaffolding changes.
+
+A figure module is what the reader's browser runs: numpy, the core and ``figurekit`` only. It
+declares the figure's state and controls, and draws a state as the properties of the models
+its layout names.
 """
 
 from typing import NamedTuple
 
 import numpy as np
-import panel as pn
-from bokeh.models import ColumnDataSource
 
 from attention.basics import query_scores, row_sums, softmax  # the numbers: from the core
 from attention.fixtures import TOKENS, book_inputs
-from figures.frame import INK, frame, pane, readout_html, recompute
-from figures.plots import bar_chart, outline, refill
-from figures.tryit import drawn
-from figures.widgets import token_picker  # shared controls: Presets, Resample, switch, ...
+from figurekit.controls import Choice  # Slider, Number, Text, Switch, Clicks, Action
+from figurekit.drawing import INK, Drawing, html, outline, readout_html
 from formatting import num, vec  # the digits the prose prints too
 
 TITLE = "One query's weights"
@@ -28,7 +29,12 @@ CAPTION = "Pick a query token: its scores against every token go through softmax
 class State(NamedTuple):
     """The controls' values: everything the figure shows is a function of them."""
 
-    query: str
+    query: str = "journey"
+
+
+DEFAULT = State()
+# One control per field the reader sets; its name, slugified, is its key in a link to a view.
+CONTROLS = (Choice("query", "Query token", list(TOKENS), style="menu"),)
 
 
 def weights(state: State) -> np.ndarray:
@@ -45,28 +51,18 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     ]
 
 
-def _columns(state: State) -> dict:
-    """The bars: one per token, the query outlined."""
+def draw(state: State) -> Drawing:
+    """What each of the layout's models shows in ``state``: the bars (one per token, the query
+    outlined) and the readout. A state the core refuses raises ValueError: the figure keeps
+    its last drawing and shows why."""
     return {
-        "label": list(TOKENS),
-        "weight": weights(state).tolist(),
-        "color": [INK] * len(TOKENS),
-        **outline([token == state.query for token in TOKENS]),
+        "bars": {
+            "data": {
+                "label": list(TOKENS),
+                "weight": weights(state).tolist(),
+                "color": [INK] * len(TOKENS),
+                **outline([token == state.query for token in TOKENS]),
+            }
+        },
+        "readout": html(readout_html(readouts(state))),
     }
-
-
-def view() -> pn.viewable.Viewable:
-    """The figure: a query picker, one bar chart, the readout."""
-    query = token_picker()
-    source = ColumnDataSource(_columns(State(query.value)))
-    chart = bar_chart("softmax weights", source, TOKENS, "weight", "weight")
-    readout, message = pane(), pane()
-
-    def draw() -> None:
-        state = State(query.value)
-        refill(source, _columns(state))
-        readout.object = readout_html(readouts(drawn(state)))
-
-    # Draws now and on every change; a ValueError from the core becomes the figure's message.
-    recompute([query], message, draw)
-    return frame([query], [chart], readout, message)

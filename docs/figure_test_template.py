@@ -9,7 +9,7 @@ from attention.basics import query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from figures import my_figure
 from formatting import vec
-from tests.figures.probe import messages, readouts, widgets
+from tests.figures.probe import driven, messages, readouts, widgets
 
 
 def shown(state: my_figure.State) -> dict[str, str]:
@@ -24,8 +24,8 @@ def test_readouts_are_the_cores_numbers():
     assert shown(my_figure.State("journey"))["weights"] == want
 
 
-def test_the_view_shows_its_readouts_at_every_value_of_the_control():
-    view = my_figure.view()
+def test_the_figure_shows_its_readouts_at_every_value_of_the_control():
+    view = driven(my_figure)
     assert readouts(view) == shown(my_figure.State(widgets(view)["Query token"].value))
     for token in TOKENS:
         widgets(view)["Query token"].value = token

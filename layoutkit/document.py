@@ -16,6 +16,7 @@ from bokeh.embed.util import standalone_docs_json_and_render_items
 
 from figurekit.figure import Figure
 from figures import module, viewstate
+from layoutkit.wiring import table
 
 
 def view_of(figure_id: str) -> pn.viewable.Viewable:
@@ -24,8 +25,11 @@ def view_of(figure_id: str) -> pn.viewable.Viewable:
     return layout_of(figure_id, module(figure_id))
 
 
-def layout_of(figure_id: str, mod: ModuleType) -> pn.viewable.Viewable:
-    """The layout of figure ``figure_id``, whose module is ``mod``."""
+def layout_of(
+    figure_id: str, mod: ModuleType, figure: Figure | None = None
+) -> pn.viewable.Viewable:
+    """The layout of figure ``figure_id``, whose module is ``mod``, showing ``figure``'s state
+    (a new figure's, at its defaults, if None)."""
     name = "layouts." + mod.__name__.removeprefix("figures.")
     try:
         layout = importlib.import_module(name)
@@ -33,7 +37,23 @@ def layout_of(figure_id: str, mod: ModuleType) -> pn.viewable.Viewable:
         if err.name != name:
             raise
         return mod.view()  # a figure that still builds itself with Panel
-    return layout.layout(Figure(figure_id, mod))
+    return layout.layout(figure or Figure(figure_id, mod))
+
+
+def prerender(figure_id: str, dist_url: str) -> dict:
+    """Figure ``figure_id``'s pre-render: a document of its own, serialized, with its wiring
+    (``layoutkit.wiring.table``): which of its models the reader's worker updates."""
+    mod = module(figure_id)
+    figure = Figure(figure_id, mod)
+    layout = importlib.import_module("layouts." + mod.__name__.removeprefix("figures."))
+    view = layout.layout(figure)
+    doc = Document()
+    # Panel rewrites its stylesheet links from its CDN to this prefix (self-hosted copy).
+    doc._template_variables["dist_url"] = dist_url
+    root = view.get_root(doc)
+    root.name = figure_id
+    doc.add_root(root)
+    return {**serialize(doc), "wiring": table(figure, root)}
 
 
 def slot_id(figure_id: str) -> str:

@@ -5,7 +5,9 @@ build pre-renders) and, while Panel runs the page, answers each widget change wi
 figure's drawing of the new state.
 """
 
+import weakref
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import panel as pn
 from bokeh.models import ColumnDataSource
@@ -76,6 +78,57 @@ def show(drawing: Drawing, handles: Mapping[str, object]) -> None:
                 setattr(target, prop, value)
 
 
+class Wiring(NamedTuple):
+    """What a layout wired: its widgets by control key, its action buttons by action key, and
+    the models (or Panel panes) its figure's drawings set, by handle."""
+
+    widgets: Mapping[str, pn.widgets.Widget]
+    actions: Mapping[str, pn.widgets.Button]
+    handles: Mapping[str, object]
+
+
+_WIRED: "weakref.WeakKeyDictionary[Figure, Wiring]" = weakref.WeakKeyDictionary()
+
+
+def wiring_of(figure: Figure) -> Wiring:
+    """What ``figure``'s layout wired (``wire``)."""
+    if figure not in _WIRED:
+        raise ValueError(f"figure {figure.id!r}: its layout never called layoutkit.wiring.wire")
+    return _WIRED[figure]
+
+
+def table(figure: Figure, root) -> dict:
+    """Which of the page's models is which, for the reader's worker (worker/live.py): each
+    handle's model id and kind ("html": a Panel HTML pane, whose ``text`` is its escaped HTML;
+    "model" otherwise), each control's model id, the property that holds its value and, for a
+    choice, the property's value for each option; each action button's model id. ``root`` is
+    the figure's root model in the page's document."""
+    wiring = wiring_of(figure)
+
+    def model_id(obj) -> str:
+        if isinstance(obj, pn.viewable.Viewable):  # Panel keeps its models by root
+            return obj._models[root.ref["id"]][0].id
+        return obj.id
+
+    handles = {
+        handle: [model_id(obj), "html" if isinstance(obj, pn.pane.HTML) else "model"]
+        for handle, obj in wiring.handles.items()
+    }
+    controls = {}
+    for key, w in wiring.widgets.items():
+        control = figure.controls[key]
+        if isinstance(control, Clicks):
+            controls[key] = {"id": model_id(w), "prop": "clicks"}
+            continue
+        [(prop, _)] = w._process_param_change({"value": control.get(figure.default)}).items()
+        controls[key] = {"id": model_id(w), "prop": prop}
+        if isinstance(control, Choice):
+            raws = [w._process_param_change({"value": v})[prop] for v in control.values]
+            controls[key]["raws"] = raws
+    actions = {key: model_id(b) for key, b in wiring.actions.items()}
+    return {"handles": handles, "controls": controls, "actions": actions}
+
+
 def wire(
     figure: Figure,
     widgets: Mapping[str, pn.widgets.Widget],
@@ -84,6 +137,7 @@ def wire(
 ) -> None:
     """Draw ``figure``'s state on ``handles`` and redraw as the reader changes ``widgets``
     (by control key) or presses ``actions`` (by action key)."""
+    _WIRED[figure] = Wiring(widgets, actions, handles)
     busy = [False]  # while a drawing is set, the widgets it moves are not the reader's changes
 
     def apply(drawing: Drawing) -> None:

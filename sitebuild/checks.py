@@ -17,17 +17,20 @@ from pathlib import Path
 from types import ModuleType
 
 import jinja2
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from sitebuild import pins
 from sitebuild.cache import CORE, MANIFEST
 from sitebuild.figure_imports import imports
-from sitebuild.wheels import project_spec
+from sitebuild.wheels import BUILD_ONLY, project_spec, read_pyproject
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE_NAMES = ("SLUG", "TEMPLATE", "TITLE", "SUMMARY", "context")
 ADD_PACKAGE = (
-    "use only packages the runtime ships, or pin the package (with what it requires) in "
-    "sitebuild/pins.py, PURE_WHEELS for a pure-Python wheel, and rebuild"
+    "use only what the worker loads, or add the package to the project's dependencies in "
+    "pyproject.toml and pin it (with what it requires) in sitebuild/pins.py, PURE_WHEELS for "
+    "a pure-Python wheel, and rebuild"
 )
 
 
@@ -184,12 +187,8 @@ def building_figures(page: ModuleType, modules: dict[str, ModuleType]) -> Iterat
         ) from err
 
 
-def runtime_imports(cache: Path) -> set[str]:
-    """Every top-level name the browser runtime can import: its wheels' and the project's
-    packages, and the standard library less the modules Pyodide ships apart (not shipped)."""
-    manifest = json.loads((cache / MANIFEST).read_text())
-    shipped = {name for entry in manifest["packages"].values() for name in entry["imports"]}
-    shipped |= set(project_spec(ROOT)[2])
+def standard_library(cache: Path) -> set[str]:
+    """The standard library's top-level names, less the modules Pyodide ships apart."""
     official = json.loads((cache / CORE / pins.LOCK_NAME).read_text())
     apart = {
         name
@@ -198,13 +197,31 @@ def runtime_imports(cache: Path) -> set[str]:
         for name in entry["imports"]
         if not name.startswith("_")  # private halves: their public modules fall back
     }
-    return shipped | (set(sys.stdlib_module_names) - apart)
+    return set(sys.stdlib_module_names) - apart
+
+
+def worker_imports(cache: Path) -> set[str]:
+    """Every top-level name the figures' worker can import: the project's browser packages,
+    the wheels the project requires (numpy) and theirs, and the standard library."""
+    manifest = json.loads((cache / MANIFEST).read_text())
+    entries = {canonicalize_name(name): e for name, e in manifest["packages"].items()}
+    wanted = [Requirement(r).name for r in read_pyproject(ROOT)["project"]["dependencies"]]
+    closure: set[str] = set()
+    while wanted:
+        name = canonicalize_name(wanted.pop())
+        if name not in closure:
+            closure.add(name)
+            wanted += entries[name].get("depends", [])
+    shipped = {i for name in closure for i in entries[name]["imports"]}
+    browser = set(project_spec(ROOT)[2]) - set(BUILD_ONLY)
+    return shipped | browser | standard_library(cache)
 
 
 def check_figure_imports(
     provided: set[str], pages: dict[str, list[str]], modules: dict[str, str]
 ) -> None:
-    """Fail if building a figure imports what the runtime does not ship (``provided``).
+    """Fail if drawing a figure imports what the figures' worker does not load (``provided``:
+    ``worker_imports``).
 
     ``pages`` maps a page's name to its figure ids, ``modules`` a figure id to its module.
     """
@@ -216,7 +233,8 @@ def check_figure_imports(
                 what = ", ".join(missing)
                 faults.append(
                     f"figure {fid!r} ({modules[fid]}, on page {page}) imports {what}, which "
-                    "the browser runtime does not ship"
+                    "the figures' worker does not load (numpy, the standard library and the "
+                    "project's own packages; the plots are the layout's, in layouts/)"
                 )
     if faults:
         raise BuildError("\n".join([*dict.fromkeys(faults), ADD_PACKAGE]))

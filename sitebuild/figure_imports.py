@@ -1,10 +1,11 @@
-"""What building each figure imports, seen from a fresh interpreter.
+"""What drawing each figure imports, seen from a fresh interpreter.
 
-The browser runtime ships a fixed set of packages (sitebuild/pins.py); a figure that imports
-anything else builds here and fails in the reader's browser. ``imports`` runs this module in
-a fresh CPython (the build's own process has imported much else already), which first builds
-a throwaway Panel/Bokeh layout, so that what the framework imports lazily in CPython only
-(pandas, tornado) is not charged to the first figure, then builds each figure and records
+The figures' worker loads numpy and the project alone (sitebuild/checks.py, worker_imports); a
+figure that imports anything else draws here and fails in the reader's browser. ``imports``
+runs this module in a fresh CPython (the build's own process has imported much else already),
+which first imports numpy's submodules (their compiled modules register a few of cython's own
+in ``sys.modules``, which are numpy's, not the first figure's), then draws each figure as the
+worker does and records
 
 - the top-level packages that appeared in ``sys.modules`` meanwhile, and
 - the packages the project's own code (and the figure's module) imported by name, even if
@@ -59,39 +60,25 @@ def imported_by(project: set[str]) -> Iterator[set[str]]:
         builtins.__import__ = original
 
 
-def warm_up(doc) -> None:
-    """Build a small layout of what every figure uses, so its lazy imports happen now."""
-    import numpy as np
-    import panel as pn
-    from bokeh.models import ColumnDataSource
-    from bokeh.plotting import figure
-
-    plot = figure()
-    plot.line("x", "y", source=ColumnDataSource({"x": np.arange(3.0), "y": np.ones(3)}))
-    layout = pn.Column(pn.widgets.FloatSlider(), pn.pane.Bokeh(plot), pn.pane.HTML("warm"))
-    doc.add_root(layout.get_root(doc))
-
-
 def survey(modules: dict[str, str]) -> dict[str, list[str]]:
-    """Figure id -> the top-level names building it imported, the project's own left out
-    (``modules`` maps a figure id to its module's name).
+    """Figure id -> the top-level names drawing it as the reader's worker does (its module
+    imported, its default state drawn) imported, the project's own left out (``modules`` maps
+    a figure id to its module's name).
 
-    A figure that fails to build is left out: the build reports it with its own traceback.
+    A figure that fails to draw is left out: the build reports it with its own traceback.
     """
-    from bokeh.document import Document
+    import numpy.linalg
+    import numpy.random  # noqa: F401 (its compiled modules register cython's own in sys.modules)
 
-    from layoutkit.document import layout_of
+    from figurekit.figure import Figure
 
-    doc = Document()
-    warm_up(doc)
     project = set(PROJECT) | {name.split(".")[0] for name in modules.values()}
     found = {}
-    for figure_id in modules:
+    for figure_id, name in modules.items():
         before = set(packages())
         try:
             with imported_by(project) as named:
-                mod = importlib.import_module(modules[figure_id])
-                doc.add_root(layout_of(figure_id, mod).get_root(doc))
+                Figure(figure_id, importlib.import_module(name)).draw()
         except Exception:
             continue
         found[figure_id] = sorted((set(packages()) - before | named) - project)

@@ -1,16 +1,16 @@
 // Make the site's Pyodide memory snapshot at build time, in Node:
 //
 //   node snapshot.js '{"runtime": DIR, "unpacked": DIR, "sitePackages": PATH, "figures": [...],
-//                      "distUrl": URL, "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
+//                      "pyodide": "0.27.7", "out": FILE.bin, "meta": FILE.json}'
 //
 // "unpacked" holds the unpacked wheels on disk; "sitePackages" is where Pyodide imports them
 // from, the same path the page config gives the browser worker.
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
-// libraries, builds every figure of the site ("figures") as the browser worker would build a
+// libraries, draws every figure of the site ("figures") as the browser worker would draw a
 // page's (worker.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py
 // compresses it). Each page's worker restores that heap instead of starting Python, importing
-// Panel and building the figures, and keeps its own page's figures.
+// numpy and the figures and drawing them, and keeps its own page's figures.
 //
 // A heap is only meaningful with the shared libraries back at the addresses they had, so the
 // metadata records, for each library in load order, where its memory and function-table
@@ -25,12 +25,8 @@ const args = JSON.parse(process.argv[2]);
 // so that the libraries' slots are free in both.
 const TABLE_ROOM = 64;
 
-// Panel's worker code keeps one JavaScript function it made (undefined -> null, then
-// Object.fromEntries); the snapshot stores it by name and the worker makes it again.
+// The heap may hold no JavaScript object: the worker's Python keeps none between calls.
 function serializeJs(value) {
-  if (typeof value === "function" && String(value).includes("Object.fromEntries(entries)")) {
-    return { kind: "panel-dict-converter" };
-  }
   throw new Error(`cannot save a JavaScript object in the snapshot: ${String(value).slice(0, 80)}`);
 }
 
@@ -88,8 +84,6 @@ function zeroFreeMemory(M) {
 }
 
 async function main() {
-  // Panel's worker module imports XMLHttpRequest from the JavaScript globals (a worker has it).
-  globalThis.XMLHttpRequest ??= class XMLHttpRequest {};
   const { loadPyodide } = require(path.join(args.runtime, "pyodide.js"));
   const pyodide = await loadPyodide({ indexURL: `${args.runtime}/`, _makeSnapshot: true });
   if (pyodide.version !== args.pyodide) {
@@ -108,20 +102,19 @@ async function main() {
   const tableAfterLibs = M.wasmTable.length;
 
   pyodide.globals.set("figure_ids", pyodide.toPy(args.figures));
-  pyodide.globals.set("dist_url", args.distUrl);
   const imported = pyodide.runPython(`
 import importlib, json, sys
 importlib.invalidate_caches()
 # cells: a cells' worker restores this heap too; deferred: every worker installs it on restore
 from worker import cells, deferred, live
-live.start(figure_ids, dist_url)
+live.start(figure_ids)
 site = "${args.sitePackages}"
 files = set()
 for mod in list(sys.modules.values()):
     for name in (getattr(mod, "__file__", None), getattr(mod, "__cached__", None)):
         if isinstance(name, str) and name.startswith(site) and not name.endswith(".so"):
             files.add(name[len(site):])
-del figure_ids, dist_url
+del figure_ids
 import gc; gc.collect()
 json.dumps(sorted(files))
 `);

@@ -85,13 +85,12 @@ def short_key(recipe: dict) -> str:
     return cache_key(recipe)[:32]
 
 
-def inputs_key(runtime: str, figure_ids: list[str], dist_url: str) -> str:
+def inputs_key(runtime: str, figure_ids: list[str]) -> str:
     """What the snapshot depends on: the runtime_digest, the maker, the figures."""
     maker = sha256_file(SCRIPT)
     return short_key(
-        {"runtime": runtime, "maker": maker, "figures": figure_ids, "distUrl": dist_url,
-         "level": LEVEL, "part": PART}
-    )  # fmt: skip
+        {"runtime": runtime, "maker": maker, "figures": figure_ids, "level": LEVEL, "part": PART}
+    )
 
 
 def run_maker(args: dict) -> None:
@@ -132,7 +131,6 @@ class Maker:
 
     runtime_dir: Path
     site_packages: Path
-    dist_url: str
     pyodide_version: str
     cache: Path
     log: Log
@@ -159,7 +157,6 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
                 "unpacked": str(maker.site_packages.resolve()),
                 "sitePackages": pins.PYODIDE_SITE_PACKAGES,
                 "figures": figures,
-                "distUrl": maker.dist_url,
                 "pyodide": maker.pyodide_version,
                 "out": str(heap),
                 "meta": str(made),
@@ -179,7 +176,6 @@ def site_figures(pages: dict[str, list[str]]) -> list[str]:
 def make(
     runtime_dir: Path,
     pages: dict[str, list[str]],
-    dist_url: str,
     pyodide_version: str,
     cache: Path,
     decoder: bytes,
@@ -196,10 +192,10 @@ def make(
     (runtime_dir / DECODER).write_bytes(decoder)
     runtime = runtime_digest(runtime_dir)
     figures = site_figures(pages)
-    key = inputs_key(runtime, figures, dist_url)
+    key = inputs_key(runtime, figures)
     # Unpacked for this build alone: another build may share the cache at the same time.
     unpack_dir = cache / f"site-packages-{os.getpid()}"
-    maker = Maker(runtime_dir, unpack_dir, dist_url, pyodide_version, cache, log)
+    maker = Maker(runtime_dir, unpack_dir, pyodide_version, cache, log)
     unpacked = False
     state, meta_file = cache_entry(cache, key)
     if not is_cached(cache, key):

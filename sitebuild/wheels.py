@@ -109,6 +109,12 @@ def read_pyproject(root: Path) -> dict:
         return tomllib.load(handle)
 
 
+# The project's packages that only the build runs: each figure's Bokeh layout and the kit they
+# share. The reader's browser runs the figures without them (tests/figurekit/test_lean.py), so
+# its wheel leaves them out.
+BUILD_ONLY = ("layoutkit", "layouts")
+
+
 def project_spec(root: Path) -> tuple[str, str, list[str]]:
     """The project's name, version and packages, as ``pyproject.toml`` declares them."""
     pyproject = read_pyproject(root)
@@ -122,9 +128,12 @@ def project_wheel_name(root: Path) -> str:
     return f"{canonicalize_name(name).replace('-', '_')}-{version}-py3-none-any.whl"
 
 
-def project_wheel(root: Path, dest: Path) -> Path:
-    """The project's own pure wheel (its packages' .py files) in ``dest``, for the browser."""
+def project_wheel(root: Path, dest: Path, layouts: bool = False) -> Path:
+    """The project's own pure wheel in ``dest``, for the browser and a reader's notebook: its
+    packages' .py files, the build's own (``BUILD_ONLY``) only with ``layouts``, and its
+    requirements."""
     name, version, packages = project_spec(root)
+    packages = [p for p in packages if layouts or p not in BUILD_ONLY]
     wheel_name = project_wheel_name(root)
     stem = wheel_name.removesuffix("-py3-none-any.whl")
     files: dict[str, bytes] = {}
@@ -132,7 +141,10 @@ def project_wheel(root: Path, dest: Path) -> Path:
         for path in sorted((root / package).rglob("*.py")):
             files[path.relative_to(root).as_posix()] = path.read_bytes()
     dist_info = f"{stem}.dist-info"
-    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    requires = "".join(
+        f"Requires-Dist: {r}\n" for r in read_pyproject(root)["project"]["dependencies"]
+    )
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{requires}"
     files[f"{dist_info}/METADATA"] = metadata.encode()
     files[f"{dist_info}/WHEEL"] = PROJECT_WHEEL_FILE
     files[f"{dist_info}/top_level.txt"] = "\n".join(packages).encode() + b"\n"

@@ -1,8 +1,9 @@
 // The page's side of the live figures. It shows the build-time pre-render at once, starts one
-// Web Worker that runs Pyodide and every figure on the page, takes the pre-render over as the
-// live figures when the worker has built them (adopt.js; or draws the worker's document if
-// the two differ), and then relays control changes and figure updates both ways. The messages
-// between the two are listed at the top of worker.js.
+// Web Worker that runs Pyodide and every figure's Python on the page, and once the worker has
+// drawn the figures, the pre-render is the live figures: the reader's changes to a control go
+// to the worker as the value the control's model holds, and the worker's answer is new values
+// for the figure's models, by id (the build recorded which model is which: each figure's
+// wiring, in the pre-render). The messages between the two are listed at the top of worker.js.
 //
 // The figures are in one phase at a time, and only enter() moves them:
 //
@@ -48,8 +49,6 @@
   // What <html data-figures> and each status line's data-status say in a phase (the tests,
   // the benchmark and site.css read them); there is none while the pre-render is drawn.
   const SHOWN_AS = { starting: "static", live: "live", failed: "failed", outdated: "outdated" };
-  // Control attributes whose changes on the pre-render are kept for the live figures.
-  const REPLAYED = ["value", "active"];
   // A figure update is quick: a worker silent this long has died or hung.
   const STALL_MS = 15_000;
   // The phases in which Python is on its way: each figure is aria-busy, and its controls hold
@@ -80,7 +79,7 @@
 
   const notSending = () => ({
     awaitingReply: false, // a batch of changes is with the worker, not yet answered
-    queued: [], // changes made meanwhile: only the latest per (model, attribute)
+    queued: [], // changes made meanwhile: only the latest per control, and every press
     stallTimer: null, // fails the figures if the worker never answers
     whenIdle: [], // messages for the worker that wait until it has the reader's changes
   });
@@ -98,11 +97,9 @@
       docs: new Map(), // figure id -> the Bokeh document its pre-render was drawn from
     },
     views: [], // Bokeh's view managers of the documents on screen
-    liveDocs: [], // the live Bokeh documents: the pre-render's, one per figure, or the worker's one
-    // Controls moved on the pre-render before Python is live: "figure|index|attr" -> the change,
-    // where index is the model's place among its figure root's references (the same in both
-    // documents, which the same Python code built).
+    // Controls moved on the pre-render before Python is live: "figure|key" -> the change.
     earlyChanges: new Map(),
+    clicks: new Map(), // "figure|key" -> the clicks of a button whose count is the figure's state
     sending: notSending(), // the reader's changes on their way to the worker
     applyingWorkerValues: 0, // > 0 while applying values the worker has, which must not echo back
     disabledByPage: new Set(), // control models the page disabled while Python is down
@@ -110,6 +107,18 @@
   };
 
   const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
+  // Figure id -> which of its models is which (layoutkit/wiring.py's table), and each control
+  // and action button by model id.
+  const wiring = Object.fromEntries(
+    Object.entries(prerenderData()).map(([figureId, { wiring: w }]) => {
+      const byId = new Map();
+      for (const [key, c] of Object.entries(w.controls)) byId.set(c.id, { key, prop: c.prop });
+      for (const [action, id] of Object.entries(w.actions)) byId.set(id, { action });
+      return [figureId, { ...w, byId }];
+    }),
+  );
+  const wiringTables = () =>
+    Object.fromEntries(Object.entries(wiring).map(([id, { byId, ...table }]) => [id, table]));
   // The Bokeh document that embed() drew.
   const documentOf = (views) => [...views[0].roots][0].model.document;
 
@@ -180,7 +189,7 @@
   // say whether it ever will: the controls are disabled, visibly and, through a11y.js's
   // observers and the native disabled elements Bokeh draws, for assistive technology, until
   // Retry starts Python again. While Python is on its way they stay enabled and hold the
-  // reader's changes (recordEarlyChanges), which have an end to wait for. Only the controls the
+  // reader's changes (onFigureChange), which have an end to wait for. Only the controls the
   // page disabled are enabled again: one the figure's Python disabled stays so.
   function syncControls() {
     if (!DOWN.includes(state.phase)) {
@@ -248,21 +257,17 @@
     for (const manager of state.views) for (const view of manager.roots) view.remove();
     state.views = [];
     state.prerender.docs = new Map();
+    state.clicks = new Map(); // a pre-render drawn again counts from none
     state.disabledByPage.clear(); // those models are gone
   }
 
-  // One batch of changes for the worker, which holds every figure in one document, from
-  // events that may come from several of the page's documents.
-  function sendChanges(events) {
+  // One batch of the reader's changes for the worker, in order.
+  function sendChanges(changes) {
     const sending = state.sending;
     sending.awaitingReply = true;
     clearTimeout(sending.stallTimer);
     sending.stallTimer = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
-    const patch = { events: [] };
-    for (const doc of new Set(events.map((e) => e.document))) {
-      patch.events.push(...doc.create_json_patch(events.filter((e) => e.document === doc)).events);
-    }
-    state.worker.postMessage({ type: "change", patch });
+    state.worker.postMessage({ type: "change", changes });
   }
 
   // The worker has finished the last batch: send what the reader changed meanwhile.
@@ -270,56 +275,78 @@
     const sending = state.sending;
     clearTimeout(sending.stallTimer);
     if (sending.queued.length) {
-      const events = sending.queued;
+      const changes = sending.queued;
       sending.queued = [];
-      sendChanges(events);
+      sendChanges(changes);
     } else {
       sending.awaitingReply = false;
       for (const message of sending.whenIdle.splice(0)) state.worker.postMessage(message);
     }
   }
 
-  // Apply the worker's update to the page's documents that hold the models it names.
-  function applyUpdate(patch, buffers) {
-    const docs = state.liveDocs;
-    const parts = new Map(docs.map((doc) => [doc, []]));
-    for (const event of patch.events) {
-      const id = event.model?.id;
-      const holders = id ? docs.filter((doc) => doc.get_model_by_id(id)) : docs;
-      if (!holders.length) throw new Error(`the worker changed a model the page does not have (${id})`);
-      for (const doc of holders) parts.get(doc).push(event);
-    }
-    for (const [doc, events] of parts) if (events.length) doc.apply_json_patch({ events }, buffers);
+  // A data source's changed columns as BokehJS holds them: an image comes from the worker as
+  // {ndarray: its values in order, dtype, shape} and is drawn from a BokehJS ndarray.
+  function columns(data) {
+    const { ndarray } = Bokeh.require("core/util/ndarray");
+    const array = (v) => (v?.ndarray ? ndarray(v.ndarray, { dtype: v.dtype, shape: v.shape }) : v);
+    return Object.fromEntries(Object.entries(data).map(([name, column]) => [name, column.map(array)]));
   }
 
-  // A change to a live document: the reader's, unless the worker's own values are being applied.
-  function onDocumentChange(event) {
-    if (state.applyingWorkerValues > 0 || event.setter_id === "py") return;
-    if (state.phase !== "live") return;
-    const sending = state.sending;
-    if (!sending.awaitingReply) return sendChanges([event]);
-    if (event.model && event.attr) {
-      const same = (e) => e.model === event.model && e.attr === event.attr;
-      sending.queued = sending.queued.filter((e) => !same(e));
+  // Set the worker's new values on the figures' models: figure id -> model id -> {property:
+  // value}; a data source's "data" holds only the columns that changed, a button's "clicks"
+  // is the count the page keeps for it.
+  function applyUpdates(updates) {
+    for (const [figureId, byModel] of Object.entries(updates)) {
+      const doc = state.prerender.docs.get(figureId);
+      for (const [id, props] of Object.entries(byModel)) {
+        const model = doc.get_model_by_id(id);
+        if (!model) throw new Error(`the worker changed a model ${figureId} does not have (${id})`);
+        const { data, clicks, ...rest } = props;
+        if (clicks !== undefined) state.clicks.set(`${figureId}|${wiring[figureId].byId.get(id).key}`, clicks);
+        if (data !== undefined) rest.data = { ...model.data, ...columns(data) };
+        if (Object.keys(rest).length) model.setv(rest);
+      }
     }
-    sending.queued.push(event);
   }
 
-  const figureModels = (doc, roots, figureId) => [
-    ...doc.get_model_by_id(roots[figureId]).references(),
-  ];
+  // The reader's change in a figure's document, as the worker takes it: {figure, key, raw} for
+  // a control, {figure, action} for an action button; null for any other change.
+  function readerChange(figureId, event) {
+    const click = event.msg_type === "bokeh_event" && event.msg_data?.event_name === "button_click";
+    const model = click ? event.msg_data.origin : event.model;
+    const wired = model && wiring[figureId].byId.get(model.id);
+    if (!wired) return null;
+    if (wired.action !== undefined) return click ? { figure: figureId, action: wired.action } : null;
+    if (wired.prop === "clicks") {
+      if (!click) return null;
+      const count = `${figureId}|${wired.key}`;
+      state.clicks.set(count, (state.clicks.get(count) ?? 0) + 1);
+      return { figure: figureId, key: wired.key, raw: state.clicks.get(count) };
+    }
+    if (click || event.attr !== wired.prop) return null;
+    return { figure: figureId, key: wired.key, raw: model[wired.prop] };
+  }
 
-  // Remember what the reader does to a pre-rendered figure's controls while Python loads.
-  function recordEarlyChanges(figureId, doc, roots) {
-    doc.on_change((event) => {
-      if (state.phase === "live" || state.applyingWorkerValues > 0) return;
-      if (!event.model || !REPLAYED.includes(event.attr)) return;
-      const index = figureModels(doc, roots, figureId).indexOf(event.model);
-      if (index < 0) return;
-      const key = `${figureId}|${index}|${event.attr}`;
-      state.earlyChanges.set(key, { type: event.model.type, value: event.model[event.attr], event });
+  // A change to a figure: the reader's, unless the worker's own values are being applied.
+  // Before Python is live, a control's latest value is kept for it (and the status line says
+  // so); once live, changes go to the worker, one batch at a time.
+  function onFigureChange(figureId, event) {
+    if (state.applyingWorkerValues > 0) return;
+    const change = readerChange(figureId, event);
+    if (!change) return;
+    if (state.phase !== "live") {
+      if (change.action !== undefined || state.phase === "failed" || state.phase === "outdated") return;
+      state.earlyChanges.set(`${figureId}|${change.key}`, change);
       if (WAITING.includes(state.phase)) setStatus(figureId, HELD);
-    }, false);
+      return;
+    }
+    const sending = state.sending;
+    if (!sending.awaitingReply) return sendChanges([change]);
+    if (change.key !== undefined) {
+      const same = (c) => c.figure === change.figure && c.key === change.key;
+      sending.queued = sending.queued.filter((c) => !same(c));
+    }
+    sending.queued.push(change);
   }
 
   const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -340,80 +367,21 @@
       state.views.push(...views);
       syncControls(); // a figure drawn after Python failed is down with the rest
       state.prerender.docs.set(id, doc);
-      recordEarlyChanges(id, doc, data[id].roots);
+      doc.on_change((event) => onFigureChange(id, event), false);
       if (--waiting === 0) onVisible();
       await nextFrame();
     }
   }
 
-  // ...and apply them to the live figures drawn anew, which sends them to Python like any
-  // other change.
-  function replayEarlyChanges(roots) {
-    for (const [key, { type, value }] of state.earlyChanges) {
-      const [figureId, index, attr] = key.split("|");
-      const model = figureModels(state.liveDocs[0], roots, figureId)[Number(index)];
-      if (model && model.type === type) model[attr] = value;
-    }
-  }
-
-  // Make the pre-render's documents the live ones (see adopt.js): give their models the
-  // worker's ids and values. Returns why not if the worker's document is not the pre-render's.
-  function adoptPrerender(built) {
-    const prerender = prerenderData();
-    const drawn = state.prerender.docs;
-    const liveModels = figuresAdopt.definitions(Object.values(built.docs_json)[0]);
-    const plans = new Map();
-    for (const [figureId, liveRoot] of Object.entries(built.roots)) {
-      const doc = drawn.get(figureId);
-      if (!doc || !prerender[figureId]) return `${figureId} has no pre-render`;
-      if (typeof doc._recompute_all_models !== "function") return "BokehJS cannot re-key a document";
-      const json = Object.values(prerender[figureId].docs_json)[0];
-      const plan = figuresAdopt.match(json, prerender[figureId].roots[figureId], liveModels, liveRoot);
-      if (!plan) return `${figureId} was built differently`;
-      if ([...plan.ids.keys()].some((id) => !doc.get_model_by_id(id))) return `${figureId} changed`;
-      plans.set(doc, plan);
-    }
-    if (plans.size !== drawn.size) return "the page has other figures";
-    for (const [doc, { ids }] of plans) {
-      for (const [prerenderId, liveId] of ids) doc.get_model_by_id(prerenderId).id = liveId;
-      doc._recompute_all_models(); // its map of models by id
-    }
-    // What the reader changed meanwhile stays as they left it (and goes to Python next).
-    const moved = new Set(
-      [...state.earlyChanges.values()].map(({ event }) => `${event.model.id}|${event.attr}`),
-    );
-    withoutEcho(() => {
-      for (const [doc, { changes }] of plans) {
-        const events = changes
-          .filter(({ id, attr }) => !moved.has(`${id}|${attr}`))
-          .map(({ id, attr, value }) => ({ kind: "ModelChanged", model: { id }, attr, new: value }));
-        if (events.length) doc.apply_json_patch({ events });
-      }
-    });
-    state.liveDocs = [...plans.keys()];
-    return "";
-  }
-
-  // The worker has built the figures (`built`, its serialized document): put them on screen.
-  async function goLive(built) {
-    await state.prerender.drawing; // never let a late pre-render cover the live figures
-    const why = adoptPrerender(built);
-    if (why) {
-      console.info(`figures: drawing the live document anew (${why})`);
-      removeViews();
-      state.views = await embed(built);
-      state.liveDocs = [documentOf(state.views)];
-    }
-    html.dataset.liveDocument = why ? "drawn" : "adopted";
+  // The worker has drawn the figures: the pre-render on screen is the live figures now, and
+  // what the reader changed meanwhile goes to Python first.
+  async function goLive() {
+    await state.prerender.drawing; // the figures' models must all be on the page
     enter("live");
     scrollToTarget();
-    for (const doc of state.liveDocs) doc.on_change(onDocumentChange, false);
-    state.worker.postMessage({ type: "shown" });
+    state.worker.postMessage({ type: "shown", wiring: wiringTables() });
     for (const [figureId, params] of linkedViews()) askView(figureId, "view-apply", { params });
-    if (why) replayEarlyChanges(built.roots);
-    else if (state.earlyChanges.size) {
-      sendChanges([...state.earlyChanges.values()].map(({ event }) => event));
-    }
+    if (state.earlyChanges.size) sendChanges([...state.earlyChanges.values()]);
     state.earlyChanges = new Map();
     performance.mark("figures-live");
   }
@@ -422,7 +390,6 @@
   function stopWorker() {
     state.worker?.terminate();
     state.worker = null;
-    state.liveDocs = [];
     state.asked = new Map();
     clearTimeout(state.sending.stallTimer);
     state.sending = notSending();
@@ -495,7 +462,7 @@
       case "ready":
         performance.mark("figures-built");
         html.dataset.start = message.start;
-        await goLive(message.doc);
+        await goLive();
         break;
       case "snapshot-unusable":
         // The build-time snapshot could not be used in this browser: start Python the long way.
@@ -504,7 +471,7 @@
         startWorker({ snapshot: false });
         break;
       case "update":
-        withoutEcho(() => applyUpdate(message.patch, message.buffers));
+        withoutEcho(() => applyUpdates(message.updates));
         relabelSoon();
         break;
       case "change-done":

@@ -127,17 +127,6 @@ function deferLater(pyodide, decoder, later) {
   pyodide.pyimport("worker.deferred").install(fetchLater);
 }
 
-// Panel's undefined -> null converter, the one JavaScript function a snapshot refers to.
-function panelDictConverter(entries) {
-  for (const entry of entries) if (entry[1] === undefined) entry[1] = null;
-  return Object.fromEntries(entries);
-}
-
-function deserializeJs({ kind }) {
-  if (kind === "panel-dict-converter") return panelDictConverter;
-  throw new Error(`the snapshot refers to an unknown JavaScript object (${kind})`);
-}
-
 // Pyodide fetches its WebAssembly and its standard library itself: while it starts, answer
 // those requests with the bytes in `unpacked` (url -> promise of the bytes).
 async function withUnpacked(unpacked, run) {
@@ -187,7 +176,7 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
   const heap = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
-  heap.then(() => progress(2, "restoring Python, numpy, Panel and the figures"), () => {});
+  heap.then(() => progress(2, "restoring Python, numpy and the figures"), () => {});
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start
   // has failed of another cause, must not surface as an unhandled rejection.
@@ -203,7 +192,6 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
         indexURL,
         lockFileURL,
         _loadSnapshot: heap,
-        _snapshotDeserializer: deserializeJs,
       }),
       wasmFailure(),
       relinked,
@@ -212,47 +200,4 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   );
   deferLater(pyodide, await decoder, snap.later);
   return pyodide;
-}
-
-// The site's snapshot holds every figure of the site in one serialized document: keep this
-// page's figures. (Python's document keeps them all: taking a root out of it walks every model
-// of the site, seconds in a browser, and the other pages' figures never change here, since
-// no control of theirs is on this page.) A model is defined where it first occurs and
-// referred to by id after that, so a model this page's figures share with an earlier page's
-// (Panel's stylesheets) has its definition moved to its first use here.
-function pageDocument(built, figureIds) {
-  const [docId, ...others] = Object.keys(built.docs_json);
-  const missing = figureIds.filter((id) => !(id in built.roots));
-  if (others.length || missing.length) {
-    throw new Error(`the snapshot does not hold this page's figures (${missing.join(", ")})`);
-  }
-  const kept = new Set(figureIds.map((id) => built.roots[id]));
-  const whole = built.docs_json[docId];
-  const everywhere = new Map(); // id -> definition, in the whole document
-  const collect = (v) => {
-    if (v === null || typeof v !== "object") return;
-    if (v.type === "object" && typeof v.id === "string") everywhere.set(v.id, v);
-    Object.values(v).forEach(collect);
-  };
-  collect(whole.roots);
-  const defined = new Set();
-  const own = (v) => {
-    if (Array.isArray(v)) return v.map(own);
-    if (v === null || typeof v !== "object") return v;
-    if (typeof v.id === "string" && v.type !== "object" && !defined.has(v.id)) {
-      const definition = everywhere.get(v.id);
-      if (!definition) throw new Error(`the snapshot's document does not define ${v.id}`);
-      return own(definition);
-    }
-    if (typeof v.id === "string") defined.add(v.id);
-    return Object.fromEntries(Object.entries(v).map(([key, value]) => [key, own(value)]));
-  };
-  const roots = whole.roots.filter((root) => kept.has(root.id)).map(own);
-  const [item] = built.render_items;
-  const slots = Object.entries(item.roots).filter(([id]) => kept.has(id));
-  return {
-    docs_json: { [docId]: { ...whole, roots } },
-    render_items: [{ ...item, roots: Object.fromEntries(slots), root_ids: roots.map((r) => r.id) }],
-    roots: Object.fromEntries(figureIds.map((id) => [id, built.roots[id]])),
-  };
 }

@@ -1,24 +1,30 @@
-// One Web Worker per page: Pyodide, the page's figures and their callbacks all live here, so
-// the page stays responsive while Python starts and while a figure recomputes.
+// One Web Worker per page: Pyodide, numpy and the page's figures' Python live here, so the
+// page stays responsive while Python starts and while a figure recomputes. The page keeps the
+// figures' Bokeh models (drawn from the build's pre-render); here each figure is its state and
+// its drawing (worker/live.py), and what a change redraws goes back as new property values for
+// the page's models, by id.
 //
 // Two ways to start. The fast one restores the site's memory snapshot (made at build time by
-// sitebuild/snapshot.js right after every figure of the site was built): Python, Panel and
-// the figures come back in one copy, and the page keeps its own figures. The ordinary one
-// starts Python, loads the wheels and builds the figures. If anything about the snapshot does
-// not fit, the page is told ("snapshot-unusable") and starts a new worker the ordinary way.
+// sitebuild/snapshot.js right after every figure of the site was drawn): Python, numpy and the
+// figures come back in one copy. The ordinary one starts Python, loads numpy and the project
+// and draws the figures. If anything about the snapshot does not fit, the page is told
+// ("snapshot-unusable") and starts a new worker the ordinary way.
 //
 // The messages between the page (boot.js, page.js) and this worker, each {type, ...payload}:
 //
 //   page -> worker
-//     start              the page config (#page-config: base, figures, packages, distUrl,
+//     start              the page config (#page-config: base, figures, packages,
 //                        sitePackages, urls, snapshot; snapshot false for the ordinary start)
-//                        and prerenderVisible: start Python and build the figures. urls names
+//                        and prerenderVisible: start Python and draw the figures. urls names
 //                        the files this worker loads (zstd.js, restore.js, Pyodide's folder,
 //                        the lock) by their content-hashed names (sitebuild/hashed.py)
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
-//     shown              {}: the page shows the figures: send their updates from now on
-//     change             {patch}: the reader's control changes, as a Bokeh JSON patch
+//     shown              {wiring}: the page shows the figures; wiring (figure id -> its
+//                        models, layoutkit/wiring.py's table) says which model is which
+//     change             {changes}: the reader's changes, in order, each {figure, key, raw}
+//                        (control `key`'s model now holds `raw`; a button's raw is its count
+//                        of clicks) or {figure, action} (an action button was pressed)
 //     view-get           {figure}: the figure's view, for a "Link to this view"
 //     view-apply         {figure, params}: show the view a link describes (params: the
 //                        figure's URL parameters, without its "<figure id>." prefix)
@@ -27,11 +33,12 @@
 //
 //   worker -> page
 //     progress           {step, of, text}: a step of the start has begun (the page's banner)
-//     ready              {doc, start}: the figures are built; doc is their serialized Bokeh
-//                        document, start is "snapshot" or "ordinary"
+//     ready              {start}: the figures are drawn; start is "snapshot" or "ordinary"
 //     snapshot-unusable  {reason}: the snapshot does not fit this browser; start a new worker
 //                        without it
-//     update             {patch, buffers}: what the figures changed in answer to a change
+//     update             {updates}: what the figures changed in answer to a change: figure
+//                        id -> model id -> {property: value} (a data source's changed columns
+//                        under "data"; a button's count under "clicks")
 //     change-done        {}: the last change has been handled (after every change, even one
 //                        that failed)
 //     rehearsed          {}: the warm-up run of every figure after "shown" is over (at once
@@ -91,7 +98,14 @@ const pyodideScripts = (urls) => ["pyodide.asm.js", "pyodide.js"].map((f) => url
 
 const post = (msg) => self.postMessage(msg);
 const progress = (step, text) => post({ type: "progress", step, of: STEPS, text });
-const postUpdate = (patch, buffers) => post({ type: "update", patch, buffers });
+// A Python value (a dict of updates) as plain JavaScript objects and arrays, for postMessage.
+function plain(proxy) {
+  try {
+    return proxy.toJs({ dict_converter: Object.fromEntries, create_pyproxies: false });
+  } finally {
+    proxy.destroy();
+  }
+}
 const reasonOf = (err) => String(err.message || err);
 
 // The Pyodide that started (either way) is this worker's: returns its worker.live.
@@ -123,7 +137,7 @@ async function startOrdinary(config) {
   await importOrGone(...pyodideScripts(config.urls));
   progress(1, "starting Python (Pyodide)");
   const pyodide = await Promise.race([loadPyodide(runtime(config.urls)), wasmFailure()]);
-  progress(2, "loading numpy, Bokeh, Panel and the figures");
+  progress(2, "loading numpy and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {
     messageCallback: () => {},
@@ -135,37 +149,33 @@ async function startOrdinary(config) {
     const why = "its download failed or did not match its pinned sha256";
     throw new Error(`a package could not be loaded (${why}): ${failures.join("; ")}`);
   }
-  progress(3, "building the figures");
-  return adopt(pyodide).start(pyodide.toPy(config.figures), config.distUrl);
+  progress(3, "drawing the figures");
+  adopt(pyodide).start(pyodide.toPy(config.figures));
 }
 
 // ---------------------------------------------------------------- the snapshot
 
-// The snapshot start (static/restore.js, with the zstd decoder's script, zstd.js), down to
-// this page's figures of the site's document.
+// The snapshot start (static/restore.js, with the zstd decoder's script, zstd.js): the heap
+// holds every figure of the site, drawn.
 async function startFromSnapshot(config, untilPrerenderVisible) {
   await importOrGone(config.urls.zstd, config.urls.restore);
-  const pyodide = await restoreSnapshot(config, untilPrerenderVisible);
-  progress(3, "drawing the figures");
-  return pageDocument(JSON.parse(adopt(pyodide).render()), config.figures);
+  adopt(await restoreSnapshot(config, untilPrerenderVisible));
 }
 
 async function start(config, untilPrerenderVisible) {
-  let built = null;
   if (config.snapshot) {
     try {
-      built = await startFromSnapshot(config, untilPrerenderVisible);
+      await startFromSnapshot(config, untilPrerenderVisible);
     } catch (err) {
       // The page starts a fresh worker the ordinary way: this one's Pyodide is unusable.
       post(failure(err, "snapshot-unusable"));
       return;
     }
   } else {
-    built = await startOrdinary(config);
+    await startOrdinary(config);
   }
   figuresToRehearse = config.snapshot ? config.figures : [];
-  const doc = config.snapshot ? built : JSON.parse(built);
-  post({ type: "ready", doc, start: config.snapshot ? "snapshot" : "ordinary" });
+  post({ type: "ready", start: config.snapshot ? "snapshot" : "ordinary" });
 }
 
 // After a restore, once the page shows the live figures, run each figure's Python once more,
@@ -186,15 +196,35 @@ function rehearse(figureIds) {
   });
 }
 
-// Get, set or reset a figure's view (worker.live, figures/viewstate.py); the updates it makes
+// Get, set or reset a figure's view (worker.live, figurekit/figure.py); the updates it makes
 // reach the page before this answer.
 function viewAnswer({ type, figure, params }) {
   const answer = { type: "view", figure, params: null, note: "", code: "" };
   if (type === "view-code") return { ...answer, code: stateCode(figure) };
-  if (type === "view-apply") answer.note = figuresLive.apply_view(figure, JSON.stringify(params));
-  else if (type === "view-reset") figuresLive.reset_view(figure);
-  else if (type !== "view-get") throw new Error(`unknown message ${type}`);
+  if (type === "view-apply") {
+    const [updates, note] = plain(figuresLive.apply_view(figure, JSON.stringify(params)));
+    post({ type: "update", updates: { [figure]: updates } });
+    answer.note = note;
+  } else if (type === "view-reset") {
+    post({ type: "update", updates: { [figure]: plain(figuresLive.reset_view(figure)) } });
+  } else if (type !== "view-get") throw new Error(`unknown message ${type}`);
   return { ...answer, params: JSON.parse(figuresLive.view_state(figure)) };
+}
+
+// The reader's changes, in order, and what they changed on each figure, merged.
+function applyChanges(changes) {
+  const updates = {};
+  for (const { figure, key, raw, action } of changes) {
+    const proxy = action === undefined ? figuresLive.change(figure, key, raw) : figuresLive.act(figure, action);
+    const byModel = (updates[figure] ||= {});
+    for (const [id, props] of Object.entries(plain(proxy))) {
+      const now = (byModel[id] ||= {});
+      for (const [prop, value] of Object.entries(props)) {
+        now[prop] = prop === "data" && now.data ? { ...now.data, ...value } : value;
+      }
+    }
+  }
+  post({ type: "update", updates });
 }
 
 // The figure's state as Python for its try-it cell, or null: a failure here costs the cell its
@@ -224,9 +254,21 @@ function stateCode(figure) {
 //                                 (fatal, or ""; the page starts a new worker)
 let cellRunner = null; // worker.cells.run_cell, imported on the first cell-run
 
-function runCell({ id, code, namespace = "page", fresh = false }) {
+// A cell may import a package of the runtime that the figures do not use (Panel, say): it is
+// loaded first, from this site, as Pyodide's lock file names it. A package that cannot be
+// loaded leaves its import to fail in the cell, which says why.
+async function loadImports(code) {
+  try {
+    await cellsPython.loadPackagesFromImports(code, { messageCallback: () => {} });
+  } catch (err) {
+    console.warn(`cells: a package this cell imports could not be loaded (${reasonOf(err)})`);
+  }
+}
+
+async function runCell({ id, code, namespace = "page", fresh = false }) {
   const result = { type: "cell-result", id, output: "", error: "", fatal: "" };
   try {
+    await loadImports(code);
     cellRunner ||= cellsPython.pyimport("worker.cells").run_cell;
     const answer = cellRunner(code, `<cell ${id}>`, namespace, fresh);
     [result.output, result.error] = answer.toJs();
@@ -239,7 +281,7 @@ function runCell({ id, code, namespace = "page", fresh = false }) {
 
 self.onmessage = ({ data: msg }) => {
   if (msg.type === "cell-run") {
-    post(runCell(msg));
+    runCell(msg).then(post);
   } else if (msg.type === "start") {
     const untilPrerenderVisible = new Promise((resolve) => {
       prerenderIsVisible = resolve;
@@ -249,8 +291,8 @@ self.onmessage = ({ data: msg }) => {
   } else if (msg.type === "prerender-visible") {
     prerenderIsVisible();
   } else if (msg.type === "shown") {
-    figuresLive.link(postUpdate);
-    rehearse(figuresToRehearse);
+    figuresLive.connect(JSON.stringify(msg.wiring));
+    rehearse(figuresToRehearse.filter((id) => id in msg.wiring));
   } else if (msg.type.startsWith("view-")) {
     try {
       post(viewAnswer(msg));
@@ -259,7 +301,7 @@ self.onmessage = ({ data: msg }) => {
     }
   } else if (msg.type === "change") {
     try {
-      figuresLive.apply(msg.patch);
+      applyChanges(msg.changes);
     } catch (err) {
       post({ type: "failed", reason: `a figure update failed: ${err.message || err}` });
     } finally {

@@ -1,134 +1,161 @@
-"""The worker side of a live page (runs in Pyodide only).
+"""The page's figures in its Web Worker: numpy and the project only (no Panel, no Bokeh).
 
-The page's Web Worker calls ``start`` once (or, restoring a build-time memory snapshot taken
-right after ``start``, calls ``render``), ``link`` when the main thread has rendered the
-document, then ``apply`` for every batch of control changes (and ``view_state``,
-``apply_view`` and ``reset_view`` for links to a figure's view, figures/viewstate.py, and
-``state_code`` for its try-it cell, figures/tryit.py).
-Everything the figures change in answer to one batch goes back to the main thread as ONE
-patch, so the page re-lays out each figure once per control change rather than once per
-property.
+The page drew each figure at build time (its pre-render) and keeps those models as the live
+figures; here, each figure is its ``figurekit.figure.Figure``: the reader's change to a
+control comes in as the value the control's Bokeh model now holds, the figure draws the new
+state with numpy, and what changed goes back as new values for models the page has, by id.
+The page says which model is which once, with ``connect`` (the wiring the build recorded:
+``layoutkit.document.wiring``).
+
+static/worker.js calls ``start`` once (or, restoring the build's memory snapshot taken right
+after ``start``, nothing), ``connect`` when the page shows its figures, then ``change`` and
+``act`` for the reader's changes, ``view_state``, ``apply_view`` and ``reset_view`` for links
+to a figure's view, ``state_code`` for its try-it cell and ``rehearse`` to warm up. Each
+returns the page's updates: model id -> {property: value}, with a data source's changed
+columns under ``data``.
 """
 
-import asyncio
 import json
+from collections.abc import Mapping
+from html import escape
+from typing import Any
 
-from bokeh.events import DocumentReady
-from js import Map
-from panel.io.pyodide import _convert_json_patch, _dict_converter, _serialize_buffers, init_doc
-from panel.io.state import state
-from pyodide.ffi import to_js
+import numpy as np
 
-from figures import module, tryit, viewstate
-from figures.tryit import SHOWN
-from layoutkit.document import document, serialize, view_of
-from worker.patches import apply_patch, encode_events
+from figurekit.controls import Choice, Clicks, Control, Number, Slider, Switch
+from figurekit.drawing import Drawing
+from figurekit.figure import CONTROL, Figure
+from figures import module, tryit
 
-_built = ""  # the JSON start() returned: a restored snapshot returns it again
-_pending: list = []  # document events made by Python since the last flush
-_send = None  # the worker's function that posts a patch to the main thread
+FIGURES: dict[str, Figure] = {}  # figure id -> the figure, as the page shows it
+WIRING: dict[str, dict] = {}  # figure id -> its models on the page (layoutkit.document.wiring)
 
 
-def start(figure_ids: list[str], dist_url: str) -> str:
-    """Build the page's figures into Panel's worker document; return it as JSON."""
-    global _built
-    init_doc()
-    doc = document(list(figure_ids), dist_url, state.curdoc)
-    data = _built = json.dumps(serialize(doc))
-    # Panel's mock server session is only needed while building; without it, a control
-    # change runs the figure's callback at once instead of waiting for a server tick.
-    doc._session_context = None
-    return data
+def start(figure_ids: list[str]) -> None:
+    """Make the figures and draw each once at its defaults, as the pre-render shows them."""
+    for figure_id in figure_ids:
+        figure = Figure(figure_id, module(figure_id))
+        figure.draw()
+        FIGURES[figure_id] = figure
 
 
-def render() -> str:
-    """What ``start`` returned, for a worker that restored a snapshot taken right after it.
-
-    Nothing has changed the document since, so the JSON made then still describes it.
-    """
-    return _built
-
-
-def rehearse(figure_id: str) -> None:
-    """Build one of the figures again, off the page, and throw it away.
-
-    A worker that restored a snapshot has run almost no Python yet, so the browser has not
-    optimised the interpreter's hot paths: the reader's first changes would take several
-    times longer than later ones. Building a figure's widgets and plots and drawing it once
-    runs much of the code a change runs (numpy, the core, Panel, Bokeh) without touching the
-    page's document.
-    """
-    shown = dict(SHOWN)
-    view_of(figure_id)
-    SHOWN.clear()  # the thrown-away build's state is not what the page shows
-    SHOWN.update(shown)
+def connect(wiring_json: str) -> None:
+    """The page's figures and their models (JSON: figure id -> wiring); others are dropped."""
+    WIRING.clear()
+    WIRING.update(json.loads(wiring_json))
+    for figure_id in [f for f in FIGURES if f not in WIRING]:
+        del FIGURES[figure_id]
+    if missing := [f for f in WIRING if f not in FIGURES]:
+        start(missing)
 
 
-def state_code(figure_id: str) -> str:
-    """The state figure ``figure_id`` shows now, as the ``state = ...`` lines of its try-it
-    cell (figures/tryit.py)."""
-    return tryit.state_code(SHOWN[module(figure_id).__name__])
+def decode(control: Control, wired: Mapping[str, Any], raw: Any):
+    """The value control ``control`` holds when its model's property is ``raw``."""
+    if isinstance(control, Choice):
+        return control.values[wired["raws"].index(raw)]
+    if isinstance(control, Clicks):
+        return control.first + int(raw)
+    if isinstance(control, Switch):
+        return bool(raw)
+    if isinstance(control, Slider) or (isinstance(control, Number) and raw is not None):
+        whole = control.whole
+        return int(raw) if whole else float(raw)
+    return raw
 
 
-def _collect(event) -> None:
-    if getattr(event, "setter", None) == "js":  # changes from the page need no echo
-        return
-    if not _pending:  # Panel may finish a callback later: flush whatever is left then
-        asyncio.get_event_loop().call_soon(_flush)
-    _pending.append(event)
+def encode(control: Control, wired: Mapping[str, Any], value: Any):
+    """The property value of control ``control``'s model that shows ``value``."""
+    if isinstance(control, Choice):
+        return wired["raws"][control.values.index(value)]
+    if isinstance(control, Clicks):
+        return value - control.first
+    return value
 
 
-def _flush() -> None:
-    if not _pending:
-        return
-    events = _pending.copy()
-    _pending.clear()
-    patch, buffers = encode_events(state.curdoc, events)
-    arrays = {buffer.id: to_js(buffer.to_bytes()).buffer for buffer in buffers}
-    patch = _serialize_buffers(patch, buffers=arrays)
-    # A plain Map of ArrayBuffers: postMessage cannot clone the proxy to_js returns.
-    _send(to_js(patch, dict_converter=_dict_converter), Map.new(to_js(arrays)))
+def _plain(value: Any) -> Any:
+    """``value`` as the page takes it: tuples and 1-D arrays as lists; an array of more
+    dimensions (an image) as {"ndarray": its values in order, "dtype", "shape"}, which the page
+    turns back into the array BokehJS draws an image from."""
+    if isinstance(value, np.ndarray) and value.ndim > 1:
+        return {
+            "ndarray": value.ravel().tolist(),
+            "dtype": value.dtype.name,
+            "shape": list(value.shape),
+        }
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
 
 
-def link(send_patch) -> None:
-    """Start forwarding Python's changes to the main thread through ``send_patch``."""
-    global _send
-    _send = send_patch
-    doc = state.curdoc
-    # Releasing the hold replays the build's own events (the roots being added): the page
-    # already has those from the serialized document, so they are not forwarded.
-    doc.unhold()
-    doc.on_change(_collect)
-    doc.callbacks.trigger_event(DocumentReady())
-    _flush()
+def updates(figure_id: str, drawing: Drawing) -> dict[str, dict]:
+    """A figure's drawing as the page's updates: model id -> {property: value}."""
+    wiring, figure = WIRING[figure_id], FIGURES[figure_id]
+    out: dict[str, dict] = {}
+    for handle, props in drawing.items():
+        if handle.startswith(CONTROL):
+            key = handle[len(CONTROL) :]
+            wired = wiring["controls"][key]  # a button's "clicks": the page keeps its count
+            out.setdefault(wired["id"], {})[wired["prop"]] = _plain(
+                encode(figure.controls[key], wired, props["value"])
+            )
+            continue
+        model_id, kind = wiring["handles"][handle]
+        for prop, value in props.items():
+            if kind == "html" and prop == "object":
+                out.setdefault(model_id, {})["text"] = escape(value)
+            else:
+                out.setdefault(model_id, {})[prop] = _plain(value)
+    return out
 
 
-def apply(patch) -> None:
-    """Apply one batch of control changes, run the figures' callbacks, send one patch back."""
-    apply_patch(state.curdoc, _convert_json_patch(patch), setter="js")
-    _flush()
+def change(figure_id: str, key: str, raw: Any) -> dict[str, dict]:
+    """The reader set control ``key`` of figure ``figure_id``; its model now holds ``raw``."""
+    figure = FIGURES[figure_id]
+    control = figure.controls[key]
+    value = decode(control, WIRING[figure_id]["controls"][key], raw)
+    return updates(figure_id, figure.change(key, value))
+
+
+def act(figure_id: str, key: str) -> dict[str, dict]:
+    """The reader pressed action button ``key`` of figure ``figure_id``."""
+    return updates(figure_id, FIGURES[figure_id].act(key))
 
 
 def view_state(figure_id: str) -> str:
     """Figure ``figure_id``'s controls that differ from its defaults, as JSON key -> text."""
-    return json.dumps(viewstate.view(figure_id).encode())
+    return json.dumps(FIGURES[figure_id].link())
 
 
-def apply_view(figure_id: str, params_json: str) -> str:
-    """Show the view a link describes (JSON key -> text); send what changed as one patch.
+def apply_view(figure_id: str, params_json: str) -> tuple[dict[str, dict], str]:
+    """Show the view a link describes (JSON key -> text): the updates, and '' or the one-line
+    note saying why the figure shows its defaults instead."""
+    drawing, note = FIGURES[figure_id].follow(json.loads(params_json))
+    return updates(figure_id, drawing), note
 
-    Returns '' or the one-line note saying why the figure shows its defaults instead.
+
+def reset_view(figure_id: str) -> dict[str, dict]:
+    """Put figure ``figure_id`` back to its defaults."""
+    return updates(figure_id, FIGURES[figure_id].reset())
+
+
+def state_code(figure_id: str) -> str:
+    """The state figure ``figure_id`` shows, as the ``state = ...`` lines of its try-it cell."""
+    return tryit.state_code(FIGURES[figure_id].shown)
+
+
+def rehearse(figure_id: str) -> None:
+    """Draw one of the figures again, off the page, and throw the drawing away.
+
+    A worker that restored a snapshot has run almost no Python yet, so the browser has not
+    optimised the interpreter's hot paths: the reader's first changes would take several times
+    longer than later ones. Drawing a figure runs the code a change runs.
     """
-    try:
-        note = viewstate.view(figure_id).apply(json.loads(params_json))
-    finally:
-        _flush()
-    return note
-
-
-def reset_view(figure_id: str) -> None:
-    """Put figure ``figure_id`` back to its defaults; send what changed as one patch."""
-    try:
-        viewstate.view(figure_id).reset()
-    finally:
-        _flush()
+    figure = FIGURES[figure_id]
+    spare = Figure(figure_id, figure.mod)
+    spare.draw()
+    for key, control in spare.controls.items():
+        spare.change(key, control.get(spare.default))

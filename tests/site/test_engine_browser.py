@@ -1,12 +1,10 @@
 """The engine in a real browser: pre-render, going live, one checked interaction, and the
-pre-render kept as the live figures (or drawn again when it does not match them).
+pre-render kept as the live figures.
 
-The checks of a page as it goes live read the session's shared pages; the ones that must see a
-page start (a control moved before live, a pre-render served unlike the live figures) open a
-page of their own, since that is a start."""
+The checks of a page as it goes live read the session's shared pages; the one that must see a
+page start (a control moved before live) opens a page of its own, since that is a start."""
 
 import json
-import re
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -18,7 +16,6 @@ from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
 from harness.site import POST1, WITH_FIGURES
 from harness.visit import until
-from layoutkit.document import to_json
 
 pytestmark = pytest.mark.browser
 
@@ -70,28 +67,6 @@ def test_editing_an_embedding_number_recomputes(post1):
     expect(post1.readout_locator("three-steps", "context")).to_have_text(want)
 
 
-PRERENDER = re.compile(r'(<script type="application/json" id="prerender">)(.*?)(</script>)', re.S)
-
-
-def unlike_the_live_figures(html: str) -> str:
-    """The page with its three-steps pre-render built differently from the live figure: one
-    of its models sets an attribute (to its default value) that the worker's leaves unset."""
-
-    def edit(m: re.Match) -> str:
-        data = json.loads(m[2])
-        (doc,) = data["three-steps"]["docs_json"].values()
-        doc["roots"][0]["attributes"]["visible"] = True
-        return m[1] + to_json(data) + m[3]
-
-    return PRERENDER.sub(edit, html, count=1)
-
-
-def serve_unlike(route) -> None:
-    """A route that serves the page as `unlike_the_live_figures` makes it."""
-    response = route.fetch()
-    route.fulfill(response=response, body=unlike_the_live_figures(response.text()))
-
-
 def holder_ids(page) -> dict[str, str]:
     """Figure id -> the id of the element its Bokeh root is drawn into."""
     return page.eval_on_selector_all(
@@ -108,22 +83,17 @@ def test_the_live_figures_are_the_prerender_taken_over(live, path):
     prerender = json.loads(v.page.locator("#prerender").text_content())
     drawn = {fid: f"fig-{fid}-{data['roots'][fid]}" for fid, data in prerender.items()}
     assert holder_ids(v.page) == drawn
-    assert v.page.evaluate("document.documentElement.dataset.liveDocument") == "adopted"
     assert v.page.evaluate("[...Bokeh.index].length") == len(drawn)
     assert v.errors == []
 
 
-@pytest.mark.parametrize("unlike", [False, True], ids=["adopted", "drawn-again"])
-def test_a_control_moved_before_live_takes_effect_when_live(visit, server_url, unlike):
-    """No dead controls: a change made on the pre-render is replayed on the live figure,
-    whether the page keeps the pre-render as the live figures or, served a pre-render unlike
-    them, draws the worker's document instead (its own start: Python's downloads are held)."""
+def test_a_control_moved_before_live_takes_effect_when_live(visit):
+    """No dead controls: a change made on the pre-render is kept, and sent to Python when the
+    figures go live (its own start: Python's downloads are held)."""
     held = []  # Python's downloads, held until released: the page cannot go live meanwhile
     routes = [
         (pattern, held.append) for pattern in ("**/pyodide.asm.wasm*", "**/runtime/snapshots/**")
     ]
-    if unlike:
-        routes.append((server_url + POST1, serve_unlike))
     v = visit(POST1, routes=routes)
     page = v.page
     v.wait_for("static")
@@ -136,14 +106,8 @@ def test_a_control_moved_before_live_takes_effect_when_live(visit, server_url, u
     want = expected_context(book_inputs(), "with")
     expect(v.readout_locator("three-steps", "context")).to_have_text(want)
     assert page.locator('[data-figure="three-steps"] select').input_value() == "with"
-    assert page.evaluate("document.documentElement.dataset.liveDocument") == (
-        "drawn" if unlike else "adopted"
-    )
     prerender = json.loads(page.locator("#prerender").text_content())["three-steps"]["roots"]
-    kept = holder_ids(page)["three-steps"] == f"fig-three-steps-{prerender['three-steps']}"
-    assert kept is not unlike  # drawn again: into an element of the worker's document
-    assert page.evaluate("[...Bokeh.index].length") == len(holder_ids(page))
-    # The figure drawn again answers the reader as the adopted one does.
+    assert holder_ids(page)["three-steps"] == f"fig-three-steps-{prerender['three-steps']}"
     page.locator('[data-figure="three-steps"] select').select_option("step")
     expect(v.readout_locator("three-steps", "context")).to_have_text(
         expected_context(book_inputs(), "step")

@@ -14,6 +14,7 @@ import pytest
 
 import build
 import figures
+import layouts
 import pages
 from layoutkit.document import document
 from sitebuild import checks
@@ -29,14 +30,35 @@ def context():
     return {"count": 3}
 """
 FIGURE = """
-import panel as pn
+from typing import NamedTuple
+
+from figurekit.drawing import html
 
 TITLE = "A fake figure"
 CAPTION = "Nothing to try."
 
 
-def view():
-    return pn.pane.HTML("fake")
+class State(NamedTuple):
+    n: int = 1
+
+
+DEFAULT = State()
+CONTROLS = ()
+
+
+def draw(state):
+    return {"readout": html("fake")}
+"""
+# Every fake figure's layout (layouts/<module>.py): its readout and message panes, wired.
+LAYOUT = """
+from figures.frame import frame, pane
+from layoutkit.wiring import wire
+
+
+def layout(figure):
+    readout, message = pane(), pane()
+    wire(figure, {}, {}, {"readout": readout, "message": message})
+    return frame([], [], readout, message)
 """
 
 
@@ -45,6 +67,8 @@ def tree(tmp_path, monkeypatch):
     """A fake site: ``write(name, text)`` adds a file, ``page(template, module=PAGE)`` a page
     using ``template`` as the only page; figure modules join the registry as ``fake-*`` ids."""
     (tmp_path / "templates").mkdir()
+    (tmp_path / "layouts").mkdir()
+    monkeypatch.setattr(layouts, "__path__", [*layouts.__path__, str(tmp_path / "layouts")])
     shutil.copy(build.ROOT / "templates" / "_figure.html", tmp_path / "templates")
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(pages, "POSTS", ())
@@ -59,6 +83,7 @@ def tree(tmp_path, monkeypatch):
 
         def figure(self, figure_id: str, module: str, text: str = FIGURE) -> None:
             self.write(f"{module}.py", text)
+            self.write(f"layouts/{module}.py", LAYOUT)
             monkeypatch.setitem(figures.REGISTRY, figure_id, module)
 
         def page(self, template: str, module: str = PAGE):
@@ -102,20 +127,18 @@ def test_an_unknown_figure_id_names_the_file_line_and_the_known_ids(tree):
     assert "REGISTRY" in message
 
 
-@pytest.mark.parametrize("name", ["TITLE", "CAPTION", "view"])
+@pytest.mark.parametrize("name", ["TITLE", "CAPTION", "draw"])
 def test_a_figure_module_without_a_name_it_needs_names_it_and_who_placed_it(tree, name):
     text = FIGURE.replace(f"{name} =", "_ =").replace(f"def {name}(", "def _(")
     tree.figure("fake-lacking", "fake_lacking", text)
     message = tree.fails('<h1>{{ page.TITLE }}</h1>\n\n{{ figure("fake-lacking") }}\n')
     assert "fake.html:3 (page fake_page): figure module fake_lacking ('fake-lacking')" in message
-    # A module without view() is taken for one that declares its figure (figurekit/figure.py).
-    lacking = "State, DEFAULT, CONTROLS, draw" if name == "view" else name
-    assert f"lacks {lacking}:" in message
+    assert f"lacks {name}:" in message
 
 
-def test_a_figure_whose_view_raises_names_the_figure_the_page_and_its_own_line(tree):
+def test_a_figure_whose_drawing_raises_names_the_figure_the_page_and_its_own_line(tree):
     broken = FIGURE.replace(
-        'return pn.pane.HTML("fake")', "return helper()\n\n\ndef helper():\n    return 1 / 0"
+        'return {"readout": html("fake")}', "return helper()\n\n\ndef helper():\n    return 1 / 0"
     )
     tree.figure("fake-ok", "fake_ok")
     tree.figure("fake-broken", "fake_broken", broken)
@@ -175,9 +198,7 @@ def test_python_build_py_prints_one_build_failed_block(tree, monkeypatch, capsys
 def test_a_figure_importing_what_the_runtime_lacks_fails_naming_it_and_the_page(tree, cache):
     # The prose step is shared by builds with and without snapshots, so both fail alike.
     tree.figure("fake-ok", "fake_ok")
-    needs = FIGURE.replace(
-        "import panel as pn", "import panel as pn\nimport pygments\nimport sqlite3"
-    )
+    needs = FIGURE.replace("from typing", "import pygments\nimport sqlite3\nfrom typing")
     tree.figure("fake-needs", "fake_needs", needs)
     tree.page('{{ figure("fake-ok") }}\n{{ figure("fake-needs") }}\n')
     with pytest.raises(checks.BuildError) as failed:
@@ -190,7 +211,9 @@ def test_a_figure_importing_what_the_runtime_lacks_fails_naming_it_and_the_page(
     assert "sitebuild/pins.py" in message
 
 
-def test_the_runtime_provides_its_wheels_the_project_and_the_standard_library(cache):
-    provided = checks.runtime_imports(cache)
-    assert {"numpy", "panel", "bokeh", "param", "attention", "figures", "json", "math"} <= provided
-    assert not {"pygments", "pandas", "sqlite3", "ssl", "tornado"} & provided
+def test_the_worker_loads_numpy_the_projects_browser_packages_and_the_standard_library(cache):
+    provided = checks.worker_imports(cache)
+    assert {"numpy", "attention", "figures", "figurekit", "worker", "json", "math"} <= provided
+    build_only = {"panel", "bokeh", "param", "tornado", "layoutkit", "layouts"}
+    assert not build_only & provided
+    assert not {"pygments", "pandas", "sqlite3", "ssl"} & provided

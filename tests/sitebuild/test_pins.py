@@ -18,14 +18,13 @@ def test_site_packages_is_typed_once():
     assert pins.PYODIDE_SITE_PACKAGES.startswith("/lib/python3.12/")
 
 
-def test_the_page_runs_boot_first_then_bokehjs_panel_adopt_a11y_and_page():
+def test_the_page_runs_boot_first_then_bokehjs_panel_a11y_and_page():
     assert build.live_scripts() == [
         "static/boot.js",
         "vendor/bokeh/js/bokeh.min.js",
         "vendor/bokeh/js/bokeh-widgets.min.js",
         "vendor/bokeh/js/bokeh-tables.min.js",
         "vendor/panel/dist/panel.min.js",
-        "static/adopt.js",
         "static/plot-tables.js",
         "static/number-boxes.js",
         "static/a11y.js",

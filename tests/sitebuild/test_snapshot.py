@@ -102,12 +102,11 @@ def test_the_cache_key_follows_the_page_and_the_runtime(tmp_path):
     for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip", "pyodide-lock.json"):
         (tmp_path / name).write_bytes(name.encode())
     runtime = snapshot.runtime_digest(tmp_path)
-    key = snapshot.inputs_key(runtime, ["a", "b"], "/dist/")
-    assert key == snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"], "/dist/")
-    assert key != snapshot.inputs_key(runtime, ["b", "a"], "/dist/")
-    assert key != snapshot.inputs_key(runtime, ["a", "b"], "/other/")
+    key = snapshot.inputs_key(runtime, ["a", "b"])
+    assert key == snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"])
+    assert key != snapshot.inputs_key(runtime, ["b", "a"])
     (tmp_path / "pyodide-lock.json").write_bytes(b"another wheel")
-    assert key != snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"], "/dist/")
+    assert key != snapshot.inputs_key(snapshot.runtime_digest(tmp_path), ["a", "b"])
 
 
 def test_the_maker_refuses_another_pyodide_version(tmp_path, cache):
@@ -117,7 +116,6 @@ def test_the_maker_refuses_another_pyodide_version(tmp_path, cache):
         "runtime": str(core),
         "sitePackages": str(tmp_path),
         "figures": [],
-        "distUrl": "/",
         "pyodide": "0.0.0",
         "out": str(tmp_path / "s.heap"),
         "meta": str(tmp_path / "s.json"),

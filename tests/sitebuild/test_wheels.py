@@ -10,6 +10,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from sitebuild import wheels
 from tests.sitebuild.wheelmaking import cached_wheel, wheel_names
 
@@ -29,12 +31,19 @@ def test_slim_wheel_record_matches_its_files(cache, manifest):
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_the_project_wheel_follows_pyproject(tmp_path):
-    """Name, version and packages are read from pyproject.toml, not typed again."""
+@pytest.mark.parametrize("layouts", [False, True])
+def test_the_project_wheel_follows_pyproject(tmp_path, layouts):
+    """Name, version and packages are read from pyproject.toml, not typed again; the browser's
+    wheel leaves out the build's own packages (Panel and Bokeh layouts), a notebook's has them."""
     with (ROOT / "pyproject.toml").open("rb") as handle:
         pyproject = tomllib.load(handle)
-    packages = pyproject["tool"]["setuptools"]["packages"]
-    wheel = wheels.project_wheel(ROOT, tmp_path)
+    packages = [
+        p
+        for p in pyproject["tool"]["setuptools"]["packages"]
+        if layouts or p not in wheels.BUILD_ONLY
+    ]
+    assert layouts or {"layoutkit", "layouts"}.isdisjoint(packages)
+    wheel = wheels.project_wheel(ROOT, tmp_path, layouts=layouts)
     meta = wheels.wheel_metadata(wheel)
     assert (meta["Name"], meta["Version"]) == (
         pyproject["project"]["name"],

@@ -1,0 +1,133 @@
+"""What a page holds in memory on a phone's screen: PSS of the browser's own processes.
+
+Each measure opens the page in a fresh browser context at a phone's viewport and density
+(412 x 915, device pixel ratio 2.625, touch), waits for the page's own signal (figures live,
+or the pre-render complete when the browser asks to save data and no worker starts), and
+sums the proportional set size (``Pss`` in ``/proc/PID/smaps_rollup``) of Chromium's
+processes, as Chromium's ``SystemInfo.getProcessInfo`` lists them: the renderers (the tab,
+whose dedicated workers live in it) and the whole browser. A worker's own memory is the live
+page's tab minus the same page's with no worker (Data Saver).
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.browser import wait_until_settled
+from harness.visit import instrument
+
+PHONE = {
+    "viewport": {"width": 412, "height": 915},
+    "device_scale_factor": 2.625,
+    "is_mobile": True,
+    "has_touch": True,
+}
+# What Chromium's Data Saver shows a page (Playwright has no switch for it): no worker starts.
+SAVE_DATA = """Object.defineProperty(Navigator.prototype, "connection", {
+  configurable: true,
+  get: () => ({ saveData: true, effectiveType: "4g" }),
+});"""
+MIB = 1024 * 1024
+TIMEOUT_MS = 180_000
+
+
+@dataclass
+class Memory:
+    """PSS in bytes: the page's renderer processes (the tab) and every process of the browser."""
+
+    tab: int
+    browser: int
+
+
+def pss(pid: int) -> int:
+    """A process's proportional set size in bytes (0 if it has gone)."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0
+    for line in text.splitlines():
+        if line.startswith("Pss:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def measure(browser) -> Memory:
+    """The PSS of the browser's renderers and of all its processes, now."""
+    cdp = browser.new_browser_cdp_session()
+    try:
+        processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
+    finally:
+        cdp.detach()
+    tab = sum(pss(p["id"]) for p in processes if p["type"] == "renderer")
+    return Memory(tab=tab, browser=sum(pss(p["id"]) for p in processes))
+
+
+def phone_page(browser, save_data: bool = False):
+    """A fresh context at a phone's screen, and its page."""
+    context = browser.new_context(**PHONE)
+    instrument(context)
+    if save_data:
+        context.add_init_script(SAVE_DATA)
+    return context, context.new_page()
+
+
+# Waits (page.evaluate; the site's CSP forbids the eval wait_for_function uses) for one of the
+# page's signals: its pre-render drawn; once live, the worker's warm-up over (our pages' worker
+# says "rehearsed"; the baseline's has no such step). Resolves false after the timeout.
+WAIT = """async ([signal, timeoutMs]) => {
+  const holds = {
+    prerendered: () => performance.getEntriesByName("prerender-complete").length > 0,
+    rehearsed: () => !document.getElementById("page-config")
+      || (self.harnessProbe.received["rehearsed"] || 0) > 0,
+  }[signal];
+  const start = performance.now();
+  while (!holds()) {
+    if (performance.now() - start > timeoutMs) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}"""
+PRERENDERED, REHEARSED = "prerendered", "rehearsed"
+
+
+def wait_for(page, signal: str) -> bool:
+    return page.evaluate(WAIT, [signal, TIMEOUT_MS])
+
+
+def _settled(page, save_data: bool) -> str:
+    if save_data:
+        return "pre-render" if wait_for(page, PRERENDERED) else "timeout"
+    state = wait_until_settled(page)
+    if state == "live" and not wait_for(page, REHEARSED):
+        return "timeout"
+    return state
+
+
+def run_first_cell(page) -> bool:
+    """Run the page's first code cell and wait for its output (False: the page has none)."""
+    return page.evaluate(
+        """async () => {
+          const cell = document.querySelector("[data-cell]:not([data-cell-solo])");
+          if (!cell) return false;
+          cell.querySelector("[data-cell-run]").click();
+          const start = performance.now();
+          while (cell.dataset.running !== "false" && performance.now() - start < 180000) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+          return cell.dataset.running === "false";
+        }"""
+    )
+
+
+def page_memory(browser, url: str, save_data: bool = False, cell: bool = False) -> Memory | None:
+    """The memory of ``url`` at a phone's screen once it has settled (with a code cell run if
+    ``cell``; None if the page has no cell to run)."""
+    context, page = phone_page(browser, save_data)
+    try:
+        page.goto(url)
+        if _settled(page, save_data) not in ("live", "pre-render"):
+            return None
+        if cell and not run_first_cell(page):
+            return None
+        return measure(browser)
+    finally:
+        context.close()
