@@ -10,8 +10,8 @@ from bokeh.models import ColumnDataSource
 
 from attention.fixtures import TOKENS
 from figurekit.figure import Figure
-from figures.frame import frame, pane
-from figures.plots import bar_chart
+from layoutkit.frame import frame, pane
+from layoutkit.plots import bar_chart
 from layoutkit.wiring import widget, wire
 
 

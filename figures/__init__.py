@@ -1,9 +1,10 @@
-"""Live figures: one module per figure, each built from Panel widgets and Bokeh plots.
+"""Live figures: one module per figure, numpy and the core only.
 
-Every module exposes ``TITLE``, ``CAPTION`` (what to try) and ``view()``, which returns the
-figure's Panel layout; its id is the key it is registered under below, and nowhere else. The
-same code pre-renders the figure at build time in CPython and runs it live in the reader's
-browser under Pyodide.
+Every module declares its figure (figurekit/figure.py): ``TITLE``, ``CAPTION`` (what to try),
+its ``State``, ``DEFAULT``, ``CONTROLS`` and ``draw(state)``, what each of its models shows.
+Its id is the key it is registered under below, and nowhere else. At build time its layout
+(layouts/<module>.py) draws it with Panel and Bokeh for the page; in the reader's browser the
+same ``draw`` runs under Pyodide for every change the reader makes.
 """
 
 import importlib
@@ -38,10 +39,8 @@ REGISTRY: dict[str, str] = {
 }
 
 
-# What every figure module defines: its title and caption, and either its declarations
-# (figurekit/figure.py; its layout is layouts/<module>.py) or, until it has them, view().
+# What every figure module defines (figurekit/figure.py).
 NAMES = ("TITLE", "CAPTION", "State", "DEFAULT", "CONTROLS", "draw")
-BUILT_BY_PANEL = ("TITLE", "CAPTION", "view")
 
 
 def module(figure_id: str) -> ModuleType:
@@ -53,8 +52,7 @@ def module(figure_id: str) -> ModuleType:
             "in figures/__init__.py's REGISTRY"
         )
     mod = importlib.import_module(REGISTRY[figure_id])
-    names = BUILT_BY_PANEL if hasattr(mod, "view") else NAMES
-    if missing := [name for name in names if not hasattr(mod, name)]:
+    if missing := [name for name in NAMES if not hasattr(mod, name)]:
         raise ValueError(
             f"figure module {mod.__name__} ({figure_id!r}) lacks {', '.join(missing)}: every "
             f"figure module defines {', '.join(NAMES)} (see figures/__init__.py)"

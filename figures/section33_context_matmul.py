@@ -108,7 +108,7 @@ def picture(state: State) -> str:
 
 
 # Not readouts(state): section 3.3's figures show the book's fixed matrices, with no try-it
-# cell (figures/tryit.py gives one to a figure with readouts).
+# cell (figurekit/tryit.py gives one to a figure with readouts).
 def readout_rows(state: State) -> list[tuple[str, str, str]]:
     """The readout rows: that token's context vector."""
     _, _, Z = attend(book_inputs())

@@ -1,13 +1,12 @@
-"""One Bokeh document per page, holding every figure on it as a root.
+"""A figure's pre-render: its layout, built at build time into a Bokeh document of its own.
 
-``document`` builds it (at build time for the pre-render, in the worker for the live page)
-and ``serialize`` turns it into what ``Bokeh.embed.embed_items`` needs, with each root
-mapped to its ``<figure>`` slot by figure id rather than by position.
+``prerender`` serializes it as ``Bokeh.embed.embed_items`` takes it, its root mapped to the
+figure's ``<figure>`` slot by id, with the wiring the reader's worker updates it through;
+``view_of`` builds a layout alone (tests, the benchmark's ``panel convert`` baseline).
 """
 
 import importlib
 import json
-from collections.abc import Sequence
 from types import ModuleType
 
 import panel as pn
@@ -15,7 +14,7 @@ from bokeh.document import Document
 from bokeh.embed.util import standalone_docs_json_and_render_items
 
 from figurekit.figure import Figure
-from figures import module, viewstate
+from figures import module
 from layoutkit.wiring import table
 
 
@@ -30,23 +29,15 @@ def layout_of(
 ) -> pn.viewable.Viewable:
     """The layout of figure ``figure_id``, whose module is ``mod``, showing ``figure``'s state
     (a new figure's, at its defaults, if None)."""
-    name = "layouts." + mod.__name__.removeprefix("figures.")
-    try:
-        layout = importlib.import_module(name)
-    except ModuleNotFoundError as err:
-        if err.name != name:
-            raise
-        return mod.view()  # a figure that still builds itself with Panel
+    layout = importlib.import_module("layouts." + mod.__name__.removeprefix("figures."))
     return layout.layout(figure or Figure(figure_id, mod))
 
 
 def prerender(figure_id: str, dist_url: str) -> dict:
     """Figure ``figure_id``'s pre-render: a document of its own, serialized, with its wiring
     (``layoutkit.wiring.table``): which of its models the reader's worker updates."""
-    mod = module(figure_id)
-    figure = Figure(figure_id, mod)
-    layout = importlib.import_module("layouts." + mod.__name__.removeprefix("figures."))
-    view = layout.layout(figure)
+    figure = Figure(figure_id, module(figure_id))
+    view = layout_of(figure_id, figure.mod, figure)
     doc = Document()
     # Panel rewrites its stylesheet links from its CDN to this prefix (self-hosted copy).
     doc._template_variables["dist_url"] = dist_url
@@ -59,20 +50,6 @@ def prerender(figure_id: str, dist_url: str) -> dict:
 def slot_id(figure_id: str) -> str:
     """The id of the element a figure's root is rendered into."""
     return f"fig-{figure_id}"
-
-
-def document(figure_ids: Sequence[str], dist_url: str, doc: Document | None = None) -> Document:
-    """Build every figure into one document; Panel's CSS is linked from ``dist_url``."""
-    doc = doc or Document()
-    # Panel rewrites its stylesheet links from its CDN to this prefix (self-hosted copy).
-    doc._template_variables["dist_url"] = dist_url
-    for figure_id in figure_ids:
-        view = view_of(figure_id)
-        viewstate.track(figure_id, view)  # its defaults, for links to a view of it
-        root = view.get_root(doc)
-        root.name = figure_id
-        doc.add_root(root)
-    return doc
 
 
 def serialize(doc: Document) -> dict:

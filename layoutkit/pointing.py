@@ -5,7 +5,7 @@ styled here (the picture's HTML is figurekit/pointing.py's), with a readout belo
 import panel as pn
 
 from figurekit.figure import Figure
-from figures.frame import frame, pane
+from layoutkit.frame import frame, pane
 from layoutkit.wiring import wire
 
 EXPLAIN_CSS = """

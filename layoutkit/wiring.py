@@ -14,11 +14,9 @@ from bokeh.models import ColumnDataSource
 
 from figurekit.controls import Action, Choice, Clicks, Control, Number, Slider, Switch, Text
 from figurekit.drawing import Drawing
-from figurekit.figure import CONTROL, MESSAGE, Figure
-from figures.frame import _REFUSED
-from figures.plots import choice
-from figures.tryit import drawn
-from figures.widgets import CLICKS_ARE_STATE, ChoiceSlider, button, buttons, switch
+from figurekit.figure import CONTROL, Figure
+from layoutkit.plots import choice
+from layoutkit.widgets import ChoiceSlider, button, buttons, switch
 
 
 def widget(control: Control, value, **look) -> tuple[pn.widgets.Widget, pn.viewable.Viewable]:
@@ -42,7 +40,6 @@ def widget(control: Control, value, **look) -> tuple[pn.widgets.Widget, pn.viewa
     elif isinstance(control, Clicks):
         w = button(name, **look)
         w.clicks = value - control.first
-        CLICKS_ARE_STATE.add(w)
     elif isinstance(control, Choice) and control.style == "labelled":
         w, placed = choice(name, control.options, value, **look)
         return w, placed
@@ -155,8 +152,6 @@ def wire(
             for w, attr, value in controls.values():
                 setattr(w, attr, value)
             show(drawing, handles)
-            _REFUSED[handles[MESSAGE]] = figure.refused  # a link's view asks (viewstate)
-            drawn(figure.shown)
         finally:
             busy[0] = False
 

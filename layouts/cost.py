@@ -8,9 +8,9 @@ from attention.cost import CARD_GIB, REF_SECONDS, REF_TOKENS, card_bytes, scaled
 from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
 from figures.cost import LENGTHS
-from figures.frame import frame, pane
-from figures.plots import data_table, note, plot, stacked
 from formatting import integer, num
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

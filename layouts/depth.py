@@ -8,8 +8,8 @@ from bokeh.models import ColumnDataSource, PrintfTickFormatter, Range1d
 from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
 from figures.depth import ALL_T, LEGEND, MAX_T
-from figures.frame import frame, pane
-from figures.plots import data_table, integer_ticker, labelled_points, note, plot
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, integer_ticker, labelled_points, note, plot
 from layoutkit.wiring import widget, wire
 
 

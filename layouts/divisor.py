@@ -10,9 +10,9 @@ from attention.scaling import LIVE_THRESHOLD, N_DRAWS, N_KEYS, SWEEP_D_KS
 from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
 from figures.divisor import FLOOR, KEYS, RAW_COLOR, SCALED_COLOR
-from figures.frame import frame, pane
-from figures.plots import data_table, note, plot, stacked
 from formatting import sci
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

@@ -8,8 +8,8 @@ from attention.fixtures import TOKENS
 from figurekit.drawing import ACCENT, INK
 from figurekit.figure import Figure
 from figures.dropout import ROWS, WEIGHT_SET
-from figures.frame import frame, pane
-from figures.plots import data_table, heatmap, note, plot, stacked
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, heatmap, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

@@ -17,9 +17,9 @@ from figures.flat_weights import (
     _inputs_columns,
     _rows_columns,
 )
-from figures.frame import frame, pane
-from figures.plots import bar_chart, data_table, note, plot
 from formatting import num
+from layoutkit.frame import frame, pane
+from layoutkit.plots import bar_chart, data_table, note, plot
 from layoutkit.wiring import widget, wire
 
 

@@ -6,9 +6,9 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 
 from attention.grouped import TOY
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.grouped_heads import bars
-from figures.plots import bar_chart, data_table, note, plot, stacked
+from layoutkit.frame import frame, pane
+from layoutkit.plots import bar_chart, data_table, note, plot, stacked
 from layoutkit.wiring import action_button, widget, wire
 
 # How each control looks, by control key.

@@ -6,8 +6,8 @@ from bokeh.models import ColumnDataSource, Range1d
 
 from figurekit.drawing import INK
 from figurekit.figure import Figure
-from figures.frame import frame, pane
-from figures.plots import data_table, integer_ticker, note, plot, stacked
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, integer_ticker, note, plot, stacked
 from layoutkit.wiring import action_button, widget, wire
 
 SIZE = {"width": 110}  # each size box

@@ -10,10 +10,10 @@ from attention.models import MODELS
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT, SEED_3_5
 from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.kv_cache import COLUMNS, DEFAULT, T, model_columns, work_columns
-from figures.plots import data_grid, data_table, heatmap, note, plot, stacked
 from formatting import words
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_grid, data_table, heatmap, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 # How each control looks, by control key.

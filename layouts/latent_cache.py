@@ -9,10 +9,10 @@ from attention.latent import KINDS, LATENT_WIDTHS, TINY_D, TINY_HEAD_DIM, TINY_H
 from attention.models import DEEPSEEK_V2
 from figurekit.drawing import INK, MUTED
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.latent_cache import BYTES_FLOOR, EPS, GAP_FLOOR
-from figures.plots import data_table, note, plot, stacked
 from formatting import sci
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 # How each control looks, by control key.

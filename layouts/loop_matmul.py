@@ -5,9 +5,9 @@ import panel as pn
 
 from attention.fixtures import TOKENS
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.loop_matmul import HIGH, HINT
-from figures.plots import heatmap, note
+from layoutkit.frame import frame, pane
+from layoutkit.plots import heatmap, note
 from layoutkit.wiring import widget, wire
 
 

@@ -7,9 +7,9 @@ from bokeh.models import BoxAnnotation
 from attention.fixtures import TOKENS
 from figurekit.drawing import HIGHLIGHT
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.magnitude import HINT, T
-from figures.plots import heatmap, note
+from layoutkit.frame import frame, pane
+from layoutkit.plots import heatmap, note
 from layoutkit.wiring import widget, wire
 
 LOOK = {"token": {"width": 160}}  # the token picker is narrow: every token is short

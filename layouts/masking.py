@@ -7,9 +7,9 @@ from bokeh.models import ColumnDataSource, Range1d
 from attention.fixtures import TOKENS
 from figurekit.drawing import INK
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.masking import WEIGHT_SET, routes
-from figures.plots import data_table, heatmap, note, plot, stacked
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, heatmap, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

@@ -7,9 +7,9 @@ from bokeh.models import ColumnDataSource, Span
 
 from attention.fixtures import TOKENS
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.normalisations import HINT, _columns
-from figures.plots import bar_chart, note
+from layoutkit.frame import frame, pane
+from layoutkit.plots import bar_chart, note
 from layoutkit.wiring import widget, wire
 
 # The presets' long names stack; the token menu is narrow, since every token is short.

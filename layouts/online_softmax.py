@@ -7,9 +7,9 @@ from bokeh.models import ColumnDataSource, FixedTicker, Span
 from attention.online import EXAMPLE_T
 from figurekit.drawing import ACCENT, MUTED
 from figurekit.figure import Figure
-from figures.frame import frame, pane
 from figures.online_softmax import ABOUT, EXAMPLE, FULL_COLOR, SEEN_COLOR
-from figures.plots import data_table, note, plot, stacked
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, note, plot, stacked
 from layoutkit.wiring import action_button, widget, wire
 
 

@@ -6,9 +6,9 @@ from bokeh.models import Arrow, ColumnDataSource, NormalHead, Span
 
 from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
-from figures.frame import frame, pane
-from figures.plots import data_table, note, plot, stacked
 from figures.rotary import K_COLOR, PAIRS, Q_COLOR, SEED, D
+from layoutkit.frame import frame, pane
+from layoutkit.plots import data_table, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

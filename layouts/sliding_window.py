@@ -7,9 +7,9 @@ from bokeh.plotting import figure
 
 from figurekit.drawing import ACCENT, EMPTY, HIGHLIGHT, INK, MUTED
 from figurekit.figure import Figure
-from figures.frame import frame, pane
-from figures.plots import HEAT, data_table, integer_ticker, note, plot, stacked
 from figures.sliding_window import DEFAULT, cells, cost_lines
+from layoutkit.frame import frame, pane
+from layoutkit.plots import HEAT, data_table, integer_ticker, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 

@@ -5,9 +5,9 @@ import panel as pn
 
 from attention.fixtures import TOKENS
 from figurekit.figure import Figure
-from figures.frame import frame, pane
-from figures.plots import heatmap, note, stacked
 from figures.three_modes import SCORE_TITLES, WEIGHT_SET
+from layoutkit.frame import frame, pane
+from layoutkit.plots import heatmap, note, stacked
 from layoutkit.wiring import widget, wire
 
 

@@ -8,9 +8,9 @@ from bokeh.models import ColumnDataSource, HoverTool, Span
 from attention.fixtures import TOKENS
 from figurekit.drawing import INK, TOKEN_COLORS
 from figurekit.figure import Figure
-from figures.frame import VISUALLY_HIDDEN_LABEL, frame, pane
-from figures.plots import bar_chart, data_table, note, plot
 from figures.three_steps import DIMS, HINT, _token_rows
+from layoutkit.frame import VISUALLY_HIDDEN_LABEL, frame, pane
+from layoutkit.plots import bar_chart, data_table, note, plot
 from layoutkit.wiring import widget, wire
 
 # The query picker is narrow (every token is short); each embedding box is named by its row

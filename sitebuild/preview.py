@@ -36,7 +36,7 @@ from sitebuild import hashed
 WIDTH, HEIGHT = 1200, 630  # the card size Open Graph and Twitter's large card ask for
 FOLDER = "preview"  # under the site; each image then moves into a folder named by its hash
 SITE = ""  # the key of the site's card: the index page's slug
-# The site's colours (static/site.css) and the figures' heatmap ramp (figures/plots.py).
+# The site's colours (static/site.css) and the figures' heatmap ramp (layoutkit/plots.py).
 PAPER, INK, ACCENT, MUTED, RULE = "#fffdf9", "#1f2937", "#c2410c", "#475569", "#e7e0d6"
 HEAT = tuple(reversed(Oranges256))  # light for small values, dark for large
 MARGIN = 64

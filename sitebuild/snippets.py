@@ -13,6 +13,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
+from figurekit import tryit
 from formatting import ARRAY_PRINT
 from sitebuild.checks import BuildError
 
@@ -160,14 +161,10 @@ def exercise_html(exercise) -> Markup:
 
 
 def tryit_html(figure_id: str, mod, number: int) -> Markup:
-    """A figure's try-it cell (figures/tryit.py), for its source panel: a "Try it" button and,
+    """A figure's try-it cell (figurekit/tryit.py), for its source panel: a "Try it" button and,
     revealed by it, a cell of its own with the figure's default state and the function its
     readout comes from; static/cells.js puts the figure's live state in it. "" for a figure
     without one."""
-    # Imported here, not above: the watch mode imports the figures afresh for each build, and
-    # a figure records its state in the figures.tryit it imported.
-    from figures import tryit
-
     if not tryit.has_cell(mod):
         return Markup("")
     before, after = tryit.cell_parts(mod)

@@ -35,14 +35,14 @@
     return own.join("").replace(/:\s*$/, "").trim();
   }
 
-  // The name drawn above a row of buttons (figures/plots.py's `choice` puts it in an HTML pane
+  // The name drawn above a row of buttons (layoutkit/plots.py's `choice` puts it in an HTML pane
   // just before the group); a bare row has none.
   function labelAbove(root) {
     const above = root.host.previousElementSibling;
     return (above?.shadowRoot ?? above)?.querySelector(".fig-label")?.textContent.trim() ?? "";
   }
 
-  // A widget's name that Bokeh does not draw, from its model's tag (figures/widgets.py).
+  // A widget's name that Bokeh does not draw, from its model's tag (layoutkit/widgets.py).
   function modelName(model) {
     const tag = (model?.tags ?? []).find((t) => typeof t === "string" && t.startsWith("name:"));
     return tag?.slice("name:".length) ?? "";

@@ -1,4 +1,4 @@
-// Each plot's data as a table, for a reader who cannot see the plot: figures/plots.py's
+// Each plot's data as a table, for a reader who cannot see the plot: layoutkit/plots.py's
 // data_table and data_grid tag a plot with the columns to show and how to print them, and
 // a11y.js calls PlotTables.draw(slot, plots, views) after each drawing of a figure.
 (() => {

@@ -1,10 +1,13 @@
 """Each layer imports only the layers below it.
 
-    attention/  <-  formatting/  <-  figurekit/  <-  figures/  <-  layoutkit/  <-  layouts/
-        <-  worker/, pages/  <-  sitebuild/, build.py
+    attention/  <-  formatting/  <-  figurekit/  <-  figures/  <-  worker/  (the browser's)
+                                                              <-  layoutkit/  <-  layouts/
+    pages/  (the core's numbers)  <-  sitebuild/, build.py
 
-The core is numpy alone, so a reader can import it in a notebook; a page quotes numbers from
-the core, never from a figure's UI module; only the build side knows about the build.
+The core is numpy alone, so a reader can import it in a notebook; the figures and the worker
+that runs them in the reader's browser are numpy and the project alone (Panel and Bokeh draw
+the layouts at build time); a page quotes numbers from the core, never from a figure's UI
+module; only the build side knows about the build.
 """
 
 import ast
@@ -35,12 +38,7 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
     "attention": ({"attention"}, {"numpy"}),
     "formatting": ({"attention", "formatting"}, {"numpy"}),
     "figurekit": ({"attention", "formatting", "figurekit"}, {"numpy"}),
-    # Until every figure module is a declaration (figurekit/figure.py), some still build
-    # themselves with Panel.
-    "figures": (
-        {"attention", "formatting", "figurekit", "figures"},
-        {"numpy", "panel", "bokeh", "param"},
-    ),
+    "figures": ({"attention", "formatting", "figurekit", "figures"}, {"numpy"}),
     "layoutkit": (
         {"attention", "formatting", "figurekit", "figures", "layoutkit"},
         {"numpy", "panel", "bokeh", "param"},
@@ -50,8 +48,8 @@ ALLOWED: dict[str, tuple[set[str], set[str]]] = {
         {"numpy", "panel", "bokeh"},
     ),
     "worker": (
-        {"attention", "formatting", "figurekit", "figures", "layoutkit", "layouts", "worker"},
-        {"numpy", "panel", "bokeh", "param", "js", "pyodide"},
+        {"attention", "formatting", "figurekit", "figures", "worker"},
+        {"numpy", "js", "pyodide"},
     ),
     "pages": ({"attention", "formatting", "pages"}, {"numpy"}),
 }

@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 
+from figurekit import tryit
 from figurekit.controls import Choice, Clicks, Control, Number, Slider, Switch
 from figurekit.drawing import Drawing
 from figurekit.figure import CONTROL, Figure
-from figures import module, tryit
+from figures import module
 
 FIGURES: dict[str, Figure] = {}  # figure id -> the figure, as the page shows it
 WIRING: dict[str, dict] = {}  # figure id -> its models on the page (layoutkit.document.wiring)

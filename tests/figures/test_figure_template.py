@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import figures
-from layoutkit.document import document, prerender
+from layoutkit.document import prerender
 from tests.figures import probe, test_fuzz
 from tests.worker import test_live
 
@@ -41,10 +41,9 @@ def my_figure(monkeypatch):
     return mod
 
 
-def test_it_registers_and_builds_into_a_page_document(my_figure):
+def test_it_registers_and_builds_into_a_prerender(my_figure):
     assert figures.module(FIGURE_ID) is my_figure
     assert figures.figure_id(my_figure) == FIGURE_ID
-    assert document([FIGURE_ID], "/dist/").roots
     assert prerender(FIGURE_ID, "/dist/")["wiring"]["controls"]["query-token"]["prop"] == "value"
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import figures
 from figurekit.controls import Choice, Clicks, Control, Number, Slider, Switch, Text
-from figures.widgets import ChoiceSlider
+from layoutkit.widgets import ChoiceSlider
 from tests.figures import probe
 from tests.strategies import examples
 

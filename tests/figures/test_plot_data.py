@@ -1,4 +1,4 @@
-"""Every plot declares its data for the table a screen reader reads (figures/plots.py's
+"""Every plot declares its data for the table a screen reader reads (layoutkit/plots.py's
 ``data_table`` and ``data_grid``; static/plot-tables.js draws the tables)."""
 
 import json
@@ -8,8 +8,8 @@ from bokeh.models import ColumnDataSource
 from bokeh.plotting import figure
 
 from figures import REGISTRY
-from figures.plots import DATA_TAG, FORMATS, data_grid, data_table, plot
 from layoutkit.document import view_of
+from layoutkit.plots import DATA_TAG, FORMATS, data_grid, data_table, plot
 
 
 def data_spec(p: figure) -> dict | None:

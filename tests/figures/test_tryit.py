@@ -1,4 +1,4 @@
-"""A figure's try-it cell (figures/tryit.py) runs on its own and prints the figure's readout,
+"""A figure's try-it cell (figurekit/tryit.py) runs on its own and prints the figure's readout,
 for the default state and for the state a reader moved the figure to."""
 
 import ast
@@ -7,9 +7,8 @@ import io
 
 import pytest
 
-from figures import REGISTRY, module, tryit
-from figures.tryit import SHOWN
-from layoutkit.document import view_of
+from figurekit import tryit
+from figures import REGISTRY, module
 
 WITH_CELLS = [f for f in REGISTRY if tryit.has_cell(module(f))]
 
@@ -74,12 +73,6 @@ def test_names_are_imported_from_where_they_are_defined(figure_id):
                 value = getattr(mod, alias.name)
                 if hasattr(value, "__qualname__"):  # a function or class, not a constant
                     assert value.__module__ == mod.__name__, alias.name
-
-
-def test_a_drawn_state_is_recorded_per_figure_module():
-    mod = module("divisor")
-    view_of("divisor")
-    assert isinstance(SHOWN[mod.__name__], mod.State)
 
 
 def test_a_figure_without_a_state_has_no_cell():

@@ -5,7 +5,7 @@ import pytest
 from bokeh.document import Document
 from bokeh.models import CategoricalSlider
 
-from figures.widgets import SWITCH_CSS, ChoiceSlider, switch
+from layoutkit.widgets import SWITCH_CSS, ChoiceSlider, switch
 
 
 def rendered(widget: ChoiceSlider) -> tuple[Document, CategoricalSlider]:

@@ -16,12 +16,10 @@ import pytest
 from playwright.sync_api import expect
 
 from figures import module
-from figures.viewstate import View
 from harness.dom import wait_until
 from harness.site import POST3
-from layoutkit.document import view_of
 from pages import placed_figures, post3
-from tests.figures.probe import readouts
+from tests.figures.probe import driven, readouts
 
 pytestmark = pytest.mark.browser
 FIGURES = placed_figures(post3.TEMPLATE)
@@ -65,9 +63,11 @@ def agree(figure_id: str, page: dict[str, str], python: dict[str, str]) -> None:
 
 def cpython(figure_id: str, params: dict[str, str]) -> dict[str, str]:
     """The readouts of the figure built in CPython and set to the view ``params`` describe."""
-    layout = view_of(figure_id)
-    assert View(figure_id, layout).apply(params) == ""
-    return readouts(layout)
+    figure = driven(module(figure_id))
+    drawing, note = figure.figure.follow(params)
+    assert note == ""
+    figure.take(drawing)
+    return readouts(figure)
 
 
 @pytest.mark.parametrize("figure_id", FIGURES)

@@ -1,4 +1,4 @@
-"""A figure's "Try it" in a real browser (figures/tryit.py, static/cells.js): the figure's
+"""A figure's "Try it" in a real browser (figurekit/tryit.py, static/cells.js): the figure's
 own cell opens with the state the figure shows now, runs, and prints the figure's readout;
 the reader's change to the state is computed as CPython computes it. A linked view survives
 the warm-up rehearsal that builds the figure again off the page.
@@ -12,7 +12,8 @@ import io
 import pytest
 from playwright.sync_api import expect
 
-from figures import module, tryit
+from figurekit import tryit
+from figures import module
 from harness.dom import wait_until
 from harness.site import POST1
 from harness.visit import LIVE_TIMEOUT_MS as TIMEOUT_MS

@@ -16,7 +16,7 @@ import build
 import figures
 import layouts
 import pages
-from layoutkit.document import document
+from layoutkit.document import prerender
 from sitebuild import checks
 
 PAGE = """
@@ -51,7 +51,7 @@ def draw(state):
 """
 # Every fake figure's layout (layouts/<module>.py): its readout and message panes, wired.
 LAYOUT = """
-from figures.frame import frame, pane
+from layoutkit.frame import frame, pane
 from layoutkit.wiring import wire
 
 
@@ -146,7 +146,8 @@ def test_a_figure_whose_drawing_raises_names_the_figure_the_page_and_its_own_lin
     _, ids = build.render_prose(tree.env, page, "/")
     with pytest.raises(checks.BuildError) as failed:
         with checks.building_figures(page, {fid: figures.module(fid) for fid in ids}):
-            document(ids, "/vendor/panel/dist/")
+            for fid in ids:
+                prerender(fid, "/vendor/panel/dist/")
     message = str(failed.value)
     assert message.startswith("figure 'fake-broken' on page fake_page: ")
     assert "ZeroDivisionError: division by zero" in message

@@ -22,7 +22,7 @@ def test_registered_figures_map_to_their_files():
         (["glossary.toml"], Plan()),
         (["pages/post1.py"], Plan(modules=True)),
         (["figures/depth.py"], Plan(whole=True, modules=True, stale=frozenset({"depth"}))),
-        (["figures/frame.py"], Plan(whole=True, modules=True, stale=None)),
+        (["layoutkit/frame.py"], Plan(whole=True, modules=True, stale=None)),
         (["figures/__init__.py"], Plan(whole=True, modules=True, stale=None)),
         (["attention/basics.py"], Plan(whole=True, modules=True, stale=None)),
         (["formatting/__init__.py"], Plan(whole=True, modules=True, stale=None)),

@@ -1,22 +1,12 @@
 """The frame every figure shares: controls on top, plots in the middle, a readout below.
 
-The caption and the source view are added around the frame by the page template, so a
-figure module only builds its widgets, its plots and one draw function, which ``recompute``
-calls whenever a control changes.
+The caption and the source view are added around the frame by the page template; a layout
+(layouts/) places its widgets, plots and panes in the frame.
 """
 
-import weakref
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 
 import panel as pn
-
-from figurekit.drawing import (  # noqa: F401 (the figures not yet declared import them here)
-    ACCENT,
-    INK,
-    MUTED,
-    message_html,
-    readout_html,
-)
 
 PLOT_STYLE = {"toolbar_location": None, "sizing_mode": "stretch_width"}
 
@@ -93,51 +83,9 @@ SYSTEM_PREFERENCES = """
 NOT_PRINTED = "@media print { :host(.fig-controls) { display: none !important; } }"
 
 
-# Message pane -> the error its figure's last draw raised ("" when it drew). A link to a view
-# (figures/viewstate.py) asks, after setting the controls, whether the figure could draw them.
-_REFUSED: "weakref.WeakKeyDictionary[pn.pane.HTML, str]" = weakref.WeakKeyDictionary()
-
-
-def refusal(message: pn.pane.HTML) -> str:
-    """Why the figure showing ``message`` could not draw its current state, or ''."""
-    return _REFUSED.get(message, "")
-
-
 def pane() -> pn.pane.HTML:
     """An HTML pane for readouts and messages, styled by the site's stylesheet."""
     return pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8), stylesheets=[PANE_CSS])
-
-
-def recompute(
-    widgets: Iterable[pn.widgets.Widget],
-    message: pn.pane.HTML,
-    draw: Callable[[], str | None],
-    explain: Callable[[ValueError], str] = str,
-) -> Callable[..., None]:
-    """Call ``draw()`` now and whenever one of ``widgets`` changes value; return that redraw.
-
-    Every figure needs the same wiring, so it is written once: the core raises ``ValueError``
-    for a state it cannot compute, and the figure shows the error as its warning message
-    (worded by ``explain``) instead of raising; a ``draw`` that computes before it writes
-    leaves its last drawing on screen. A state that draws shows the message HTML ``draw``
-    returns (a note such as an info message), or none. The returned redraw is for controls
-    that change no value, such as buttons.
-    """
-
-    def redraw(*_events) -> None:
-        try:
-            note = draw()
-        except ValueError as err:
-            _REFUSED[message] = explain(err)
-            message.object = message_html(explain(err))
-            return
-        _REFUSED[message] = ""
-        message.object = note or ""
-
-    for widget in widgets:
-        widget.param.watch(redraw, "value")
-    redraw()
-    return redraw
 
 
 def frame(

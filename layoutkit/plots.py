@@ -33,8 +33,8 @@ from figurekit.drawing import (  # noqa: F401 (the figures not yet declared impo
     same_column,
     stack_bounds,
 )
-from figures.frame import PANE_CSS, PLOT_STYLE
-from figures.widgets import buttons
+from layoutkit.frame import PANE_CSS, PLOT_STYLE
+from layoutkit.widgets import buttons
 
 HEAT = tuple(reversed(Oranges256))  # light for small values, dark for large
 MIN_PLOT_WIDTH = 260  # narrower than this, the plots wrap onto their own rows
@@ -105,21 +105,6 @@ def data_grid(
         raise ValueError(f"unknown format {fmt!r}; one of {FORMATS}")
     spec = {"grid": field, "format": fmt, "rows": list(rows), "cols": list(cols), "corner": corner}
     _tag_data(p, source, spec)
-
-
-def refill(source: ColumnDataSource, data: dict) -> None:
-    """Give ``source`` these columns, sending only the ones that changed.
-
-    Every change in a live figure travels from Python to the page as a patch; a heatmap's
-    cell positions or a bar chart's labels rarely change, and leaving them out keeps the
-    patch, and the time to the updated figure, small.
-    """
-    if set(data) != set(source.data):
-        source.data = data
-        return
-    changed = {k: v for k, v in data.items() if not same_column(source.data[k], v)}
-    if changed:
-        source.data.update(changed)
 
 
 def note(html: str = "") -> pn.pane.HTML:

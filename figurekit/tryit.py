@@ -4,7 +4,7 @@ from, as Python a reader can run and change.
 A figure that has a ``State`` and a pure ``readouts(state)`` gets one. The build writes the
 cell around the figure's default state (``cell_parts``, which reads the function's source);
 once the page is live, the worker gives the state the figure shows now (``state_code``, of
-what ``drawn`` recorded as the figure drew), and the page puts it between the parts.
+its ``Figure.shown``), and the page puts it between the parts.
 """
 
 import builtins
@@ -13,17 +13,6 @@ import pprint
 import sys
 import textwrap
 from types import CodeType, ModuleType
-
-# Figure module -> the state its figure last drew. A page shows a figure once, so its module
-# names it.
-SHOWN: dict[str, tuple] = {}
-
-
-def drawn(state: tuple) -> tuple:
-    """Record ``state`` (a figure's ``State``) as what its figure shows now; return it."""
-    SHOWN[type(state).__module__] = state
-    return state
-
 
 # The cell's lines fit this many characters where the build writes them: the editor shows about
 # as many without scrolling.
@@ -42,12 +31,8 @@ def has_cell(mod: ModuleType) -> bool:
 
 
 def default_state(mod: ModuleType) -> tuple:
-    """The state figure module ``mod`` draws first (a figure that builds itself with Panel is
-    built, and its draw records it)."""
-    if hasattr(mod, "CONTROLS"):
-        return mod.DEFAULT
-    mod.view()
-    return SHOWN[mod.__name__]
+    """The state figure module ``mod`` draws first."""
+    return mod.DEFAULT
 
 
 def state_code(state: tuple) -> str:

@@ -1,5 +1,5 @@
-"""Widgets the figures share: buttons whose focus shows, a switch whose state shows, a slider
-over chosen values, a token picker, and presets that set several controls and draw once.
+"""Widgets the layouts share: buttons whose focus shows, a switch whose state shows, a slider
+over chosen values, a token picker.
 
 The slider picks one of a few values (key widths, context lengths) and shows the chosen one.
 
@@ -9,9 +9,7 @@ the page's main thread, while the reader waits for the figure.
 Bokeh's own CategoricalSlider shows the value in its title, as every other slider does.
 """
 
-import weakref
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import panel as pn
 import param
@@ -74,31 +72,6 @@ def button(name: str, **kwargs) -> pn.widgets.Button:
     return pn.widgets.Button(name=name, button_type="default", stylesheets=[FOCUS_CSS], **kwargs)
 
 
-# Buttons whose click count is part of the figure's view, which a link to it keeps
-# (figures/viewstate.py); other buttons are actions, such as a preset that sets controls.
-CLICKS_ARE_STATE: "weakref.WeakSet[pn.widgets.Button]" = weakref.WeakSet()
-
-
-class Resample:
-    """A Resample button and the seed it has reached: the first seed plus one per click.
-
-    The seed is read off the button's own click count, so nothing beside it needs updating.
-    """
-
-    def __init__(self, first_seed: int) -> None:
-        self.first_seed = first_seed
-        self.button = button("Resample")
-        CLICKS_ARE_STATE.add(self.button)  # the seed: a link shows the sample it was made at
-
-    @property
-    def seed(self) -> int:
-        return self.first_seed + self.button.clicks
-
-    def redraws(self, redraw: Callable[[], None]) -> None:
-        """Call ``redraw`` on every click (a button changes no value for ``recompute`` to see)."""
-        self.button.on_click(lambda _event: redraw())
-
-
 class ChoiceSlider(pn.widgets.Widget):
     """Pick one of ``options`` (a list of values, or a dict of label -> value) by sliding.
 
@@ -152,37 +125,3 @@ def token_picker(name: str = "Query token", value: str = TOKENS[1], **kwargs) ->
     """A drop-down of the book's six tokens, narrow by default since every token is short."""
     kwargs.setdefault("width", 160)
     return pn.widgets.Select(name=name, options=list(TOKENS), value=value, **kwargs)
-
-
-class Presets:
-    """Controls that a preset sets together, with one redraw once all of them are set.
-
-    The controls are watched here instead of through ``recompute``: a change the reader makes
-    redraws at once, while the changes a preset makes wait for its single redraw, so the page
-    gets one update per preset rather than one per control.
-    """
-
-    def __init__(self, controls: Sequence[pn.widgets.Widget], redraw: Callable[[], None]) -> None:
-        self.controls = tuple(controls)
-        self.redraw = redraw
-        self.loading = False
-        for control in self.controls:
-            control.param.watch(self._changed, "value")
-
-    def _changed(self, *_events) -> None:
-        if not self.loading:
-            self.redraw()
-
-    def load(self, *values) -> None:
-        """Give the controls ``values``, in order, then draw once."""
-        self.loading = True
-        try:
-            for control, value in zip(self.controls, values, strict=True):
-                control.value = value
-        finally:
-            self.loading = False
-        self.redraw()
-
-    def picked_by(self, picker: pn.widgets.Widget, settings: Callable[[Any], Sequence]) -> None:
-        """Load ``settings(choice)`` whenever the reader picks a preset with ``picker``."""
-        picker.param.watch(lambda event: self.load(*settings(event.new)), "value")
