@@ -1,15 +1,14 @@
-"""The Pyodide memory snapshot: every figure of the site built once, at build time.
+"""The Pyodide memory snapshot: every figure of the site drawn once, at build time.
 
-Starting Python, importing Panel and building a page's figures is the slowest part of a
-page going live. The snapshot is the WebAssembly heap saved right after ``worker.live.start``
-built every figure of every page in Node, with the same Pyodide and wheels; each page's worker
-restores it instead (see static/restore.js), keeps its own page's figures, and falls back to
-the ordinary start if anything about it does not fit.
+Starting Python, loading numpy and the project and drawing a page's figures is the slowest part
+of a page going live. The snapshot is the WebAssembly heap saved right after
+``worker.live.start`` drew every figure of every page in Node, with the same Pyodide and
+wheels; each page's worker restores it instead (see static/restore.js), keeps its own page's
+figures, and falls back to the ordinary start if anything about it does not fit.
 
-One heap serves the whole site: most of it (Python, numpy, Bokeh and Panel imported) is the
-same on every page, and the figures themselves add little (about 3.4 MB of 15 MB, zstd, for
-22 figures), so a reader downloads it once for the series and, as its name follows its
-content, again only when it changed.
+One heap serves the whole site: most of it (Python and numpy imported) is the same on every
+page, and the figures add little, so a reader downloads it once for the series and, as its name
+follows its content, again only when it changed.
 
 What a heap does not hold ships beside it, shared by every page (sitebuild/bundle.py): one
 bundle of the files Python may open as soon as it runs (numpy's libraries, data files), and

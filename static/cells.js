@@ -118,6 +118,8 @@
                 spawn(false);
               } else if (data.type === "failed" || data.type === "outdated") {
                 reject(new Error(data.reason || "a file of this page is gone: reload the page"));
+              } else if (data.type === "cell-loading") {
+                if (state.busy) setNote(state.busy, downloadingNote(data.packages));
               } else if (data.type === "cell-result") {
                 finishRun(data);
               }
@@ -181,6 +183,13 @@
     pending?.resolve(result);
   }
 
+  // A cell that imports packages the figures do not use waits for their download; the page
+  // says what it fetches and, once run, how much it was.
+  const downloadingNote = (packages) =>
+    `Downloading ${packages} for this cell: the figures do not use them, so the page did not load them…`;
+  const downloadedNote = ({ packages, bytes }) =>
+    `Downloaded ${packages} for this cell (${(bytes / 1e6).toFixed(1)} MB).`;
+
   function showResult(cell, { output, error, fatal }) {
     if (fatal) {
       showOutput(cell, `${output || ""}\nPython stopped: ${fatal}`.trim(), "error");
@@ -235,16 +244,18 @@
     return whileRunning(cell, async () => {
       const earlier = (c) => !c.solo && state.cells.indexOf(c) < state.cells.indexOf(cell);
       const before = cell.solo ? [] : state.cells.filter((c) => earlier(c) && !state.ranHere.has(c.id));
+      let downloaded = null;
       for (const each of [...before, cell]) {
         const result = await step(cell, each);
         if (!result) return;
+        downloaded ||= result.downloaded;
         if (!each.solo) state.ranHere.add(each.id);
         if (!showResult(each, result) && each !== cell) {
           setNote(cell, `${capitalised(each.label)}, which this one follows, failed first.`);
           return;
         }
       }
-      setNote(cell, "");
+      setNote(cell, downloaded ? downloadedNote(downloaded) : "");
     });
   }
 

@@ -248,27 +248,44 @@ function stateCode(figure) {
 //                                 the namespace named `namespace` ("page": shared by the
 //                                 page's cells; an exercise has its own), emptied first if
 //                                 `fresh`
-//   worker -> page   cell-result  {id, output, error, fatal}: what the cell printed and the
-//                                 value of its last expression (output), the Python exception,
-//                                 short (error, or ""), or why this Python is unusable now
-//                                 (fatal, or ""; the page starts a new worker)
+//   worker -> page   cell-loading {id, packages}: the cell imports packages the figures do not
+//                                 use ("bokeh, panel, ..."), which are being downloaded first
+//                    cell-result  {id, output, error, fatal, downloaded}: what the cell printed
+//                                 and the value of its last expression (output), the Python
+//                                 exception, short (error, or ""), or why this Python is
+//                                 unusable now (fatal, or ""; the page starts a new worker);
+//                                 downloaded: null, or {packages, bytes} fetched for the cell
 let cellRunner = null; // worker.cells.run_cell, imported on the first cell-run
 
 // A cell may import a package of the runtime that the figures do not use (Panel, say): it is
-// loaded first, from this site, as Pyodide's lock file names it. A package that cannot be
-// loaded leaves its import to fail in the cell, which says why.
-async function loadImports(code) {
+// downloaded first, from this site, as Pyodide's lock file names it, and the page says so.
+// Returns null, or what was downloaded: {packages, bytes} (the bytes as the browser's resource
+// timing counts them). A package that cannot be loaded leaves its import to fail in the cell,
+// which says why.
+async function loadImports(id, code) {
+  const since = performance.now();
+  let packages = "";
+  const messageCallback = (text) => {
+    const loading = /^Loading (.+)$/.exec(text);
+    if (loading && !packages) {
+      packages = loading[1];
+      post({ type: "cell-loading", id, packages });
+    }
+  };
   try {
-    await cellsPython.loadPackagesFromImports(code, { messageCallback: () => {} });
+    await cellsPython.loadPackagesFromImports(code, { messageCallback });
   } catch (err) {
     console.warn(`cells: a package this cell imports could not be loaded (${reasonOf(err)})`);
   }
+  if (!packages) return null;
+  const fetched = performance.getEntriesByType("resource").filter((e) => e.startTime >= since);
+  return { packages, bytes: fetched.reduce((sum, e) => sum + (e.encodedBodySize || 0), 0) };
 }
 
 async function runCell({ id, code, namespace = "page", fresh = false }) {
-  const result = { type: "cell-result", id, output: "", error: "", fatal: "" };
+  const result = { type: "cell-result", id, output: "", error: "", fatal: "", downloaded: null };
   try {
-    await loadImports(code);
+    result.downloaded = await loadImports(id, code);
     cellRunner ||= cellsPython.pyimport("worker.cells").run_cell;
     const answer = cellRunner(code, `<cell ${id}>`, namespace, fresh);
     [result.output, result.error] = answer.toJs();

@@ -12,6 +12,7 @@ import contextlib
 import io
 import statistics
 
+import panel
 import pytest
 from playwright.sync_api import expect
 
@@ -339,3 +340,26 @@ def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(fresh_p
     assert output(v, 2) == repr(statistics.mean([1, 2, 4]))
     assert [url for url in v.requests if url.endswith(stdlib)]
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"
+
+
+def test_a_cell_importing_what_the_figures_do_not_use_says_it_downloads_it(live_post2):
+    """The figures' worker runs numpy and the project alone; a cell may still import Panel,
+    which is downloaded for it first: the cell's note names the packages while they download
+    and, once it has run, how many bytes they were."""
+    v = live_post2
+    type_code(v, 1, "import panel\npanel.__version__")
+    notes = v.page.evaluate_handle(
+        """() => { const notes = [], note = document.querySelector('[data-cell="1"] .cell-note');
+        new MutationObserver(() => notes.push(note.textContent))
+          .observe(note, { childList: true, characterData: true, subtree: true });
+        return notes; }"""
+    )
+    run(v, 1)
+    downloading = [n for n in notes.json_value() if n.startswith("Downloading")]
+    assert downloading and "panel" in downloading[0] and "bokeh" in downloading[0], downloading
+    assert output(v, 1) == repr(panel.__version__)
+    downloaded = cell(v, 1).locator(".cell-note").text_content()
+    assert downloaded.startswith("Downloaded ") and "panel" in downloaded, downloaded
+    megabytes = float(downloaded.rsplit("(", 1)[1].split(" MB")[0])
+    assert megabytes > 1, downloaded  # Panel's and Bokeh's wheels are several MB
+    assert not v.errors
