@@ -48,8 +48,9 @@ def pure_lock_entry(path: Path, shipped: dict[str, str]) -> dict:
     must name a shipped package at a version it accepts, or be in OMITTED_REQUIREMENTS.
     """
     meta = wheel_metadata(path)
+    extra = pins.PYODIDE_REQUIREMENTS.get(canonicalize_name(meta["Name"]), ())
     depends = []
-    for req in wheel_requirements(path):
+    for req in [*wheel_requirements(path), *map(Requirement, extra)]:
         key = canonicalize_name(req.name)
         if key in pins.OMITTED_REQUIREMENTS:
             continue

@@ -105,6 +105,11 @@ SOURCE_WHEELS: dict[str, tuple[str, str, dict[str, str]]] = {
     ),
 }
 
+# Requirements a wheel has in Pyodide that its metadata does not declare: loading the wheel
+# (a reader's cell importing it) loads these too. Panel imports pandas in Pyodide unless it
+# can import pyodide_http (panel/io/pyodide.py), and pandas is not shipped.
+PYODIDE_REQUIREMENTS: dict[str, tuple[str, ...]] = {"panel": ("pyodide-http",)}
+
 # Declared requirements deliberately not shipped: the figures never take these paths.
 OMITTED_REQUIREMENTS: dict[str, str] = {
     "pandas": "bokeh is patched to import it only when a pandas object is passed",

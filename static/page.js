@@ -292,16 +292,41 @@
     return Object.fromEntries(Object.entries(data).map(([name, column]) => [name, column.map(array)]));
   }
 
+  // Whether a model's value `now` already is what the worker sends: a number, text, or a list
+  // (a column, a typed array, an image's rows) of them.
+  function same(now, sent) {
+    if (now === sent) return true;
+    const list = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
+    if (!list(now) || !list(sent) || now.length !== sent.length) return false;
+    for (let i = 0; i < now.length; i++) if (!same(now[i], sent[i])) return false;
+    return true;
+  }
+
+  // What of `props` (property -> value, a source's "data" by column) the model does not show yet.
+  function differing(model, props) {
+    const out = {};
+    for (const [prop, value] of Object.entries(props)) {
+      if (prop === "data") {
+        const data = Object.entries(value).filter(([name, column]) => !same(model.data[name], column));
+        if (data.length) out.data = Object.fromEntries(data);
+      } else if (prop === "clicks" || !same(model[prop], value)) {
+        out[prop] = value;
+      }
+    }
+    return out;
+  }
+
   // Set the worker's new values on the figures' models: figure id -> model id -> {property:
   // value}; a data source's "data" holds only the columns that changed, a button's "clicks"
-  // is the count the page keeps for it.
+  // is the count the page keeps for it. Values the model already has are left alone, so
+  // that the figures' whole drawing, sent as they go live, redraws only what differs.
   function applyUpdates(updates) {
     for (const [figureId, byModel] of Object.entries(updates)) {
       const doc = state.prerender.docs.get(figureId);
       for (const [id, props] of Object.entries(byModel)) {
         const model = doc.get_model_by_id(id);
         if (!model) throw new Error(`the worker changed a model ${figureId} does not have (${id})`);
-        const { data, clicks, ...rest } = props;
+        const { data, clicks, ...rest } = differing(model, props);
         if (clicks !== undefined) state.clicks.set(`${figureId}|${wiring[figureId].byId.get(id).key}`, clicks);
         if (data !== undefined) rest.data = { ...model.data, ...columns(data) };
         if (Object.keys(rest).length) model.setv(rest);

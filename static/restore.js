@@ -108,7 +108,8 @@ const EMPTY = new Uint8Array(0);
 // under `into` if it ends with "/". An import cannot wait for a promise, so the download is
 // synchronous, which a worker may do.
 function deferLater(pyodide, decoder, later) {
-  const fetchLater = () => {
+  const fetchLater = (name) => {
+    console.info(`python: downloading the files left for later, for the import of ${name}`);
     for (const { url, bytes, into } of later) {
       const request = new XMLHttpRequest();
       request.open("GET", url, false);

@@ -21,7 +21,8 @@
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
 //     shown              {wiring}: the page shows the figures; wiring (figure id -> its
-//                        models, layoutkit/wiring.py's table) says which model is which
+//                        models, layoutkit/wiring.py's table) says which model is which. The
+//                        answer is an update with every figure as this worker drew it
 //     change             {changes}: the reader's changes, in order, each {figure, key, raw}
 //                        (control `key`'s model now holds `raw`; a button's raw is its count
 //                        of clicks) or {figure, action} (an action button was pressed)
@@ -36,7 +37,8 @@
 //     ready              {start}: the figures are drawn; start is "snapshot" or "ordinary"
 //     snapshot-unusable  {reason}: the snapshot does not fit this browser; start a new worker
 //                        without it
-//     update             {updates}: what the figures changed in answer to a change: figure
+//     update             {updates}: what the figures changed in answer to a change (or, for
+//                        "shown", all they show, of which the page sets what differs): figure
 //                        id -> model id -> {property: value} (a data source's changed columns
 //                        under "data"; a button's count under "clicks")
 //     change-done        {}: the last change has been handled (after every change, even one
@@ -159,7 +161,9 @@ async function startOrdinary(config) {
 // holds every figure of the site, drawn.
 async function startFromSnapshot(config, untilPrerenderVisible) {
   await importOrGone(config.urls.zstd, config.urls.restore);
-  adopt(await restoreSnapshot(config, untilPrerenderVisible));
+  const live = adopt(await restoreSnapshot(config, untilPrerenderVisible));
+  const missing = config.figures.filter((id) => !live.has_figure(id));
+  if (missing.length) throw new Error(`the snapshot has no figure ${missing.join(", ")}`);
 }
 
 async function start(config, untilPrerenderVisible) {
@@ -308,7 +312,7 @@ self.onmessage = ({ data: msg }) => {
   } else if (msg.type === "prerender-visible") {
     prerenderIsVisible();
   } else if (msg.type === "shown") {
-    figuresLive.connect(JSON.stringify(msg.wiring));
+    post({ type: "update", updates: plain(figuresLive.connect(JSON.stringify(msg.wiring))) });
     rehearse(figuresToRehearse.filter((id) => id in msg.wiring));
   } else if (msg.type.startsWith("view-")) {
     try {

@@ -4,7 +4,8 @@ A worker that restored the site's snapshot (static/restore.js) has in memory eve
 figures run, so it starts without the standard library's zip: only an import the heap cannot
 serve needs it (a reader's cell importing ``statistics``, say). The worker installs
 ``FetchFirst`` with a function that downloads those files and writes them where Python reads
-them; the first import that reaches the finders calls it, once it succeeds.
+them; the first import that reaches the finders calls it with the module's name, once it
+succeeds.
 """
 
 import importlib
@@ -16,12 +17,12 @@ class FetchFirst:
     """A meta path finder that fetches the deferred files before the first import the heap
     cannot serve, then steps aside: it finds nothing itself."""
 
-    def __init__(self, fetch: Callable[[], None]):
+    def __init__(self, fetch: Callable[[str], None]):
         self.fetch = fetch
 
     def find_spec(self, name: str, path=None, target=None) -> None:
         try:
-            self.fetch()
+            self.fetch(name)
         except Exception as err:  # a JsException from the worker's download, too
             raise ImportError(
                 f"{name} cannot be imported: Python's library files could not be downloaded"
@@ -32,6 +33,6 @@ class FetchFirst:
         return None
 
 
-def install(fetch: Callable[[], None]) -> None:
-    """Call ``fetch()`` before the next import the modules in memory cannot serve."""
+def install(fetch: Callable[[str], None]) -> None:
+    """Call ``fetch(name)`` before the next import the modules in memory cannot serve."""
     sys.meta_path.insert(0, FetchFirst(fetch))

@@ -40,14 +40,27 @@ def start(figure_ids: list[str]) -> None:
         FIGURES[figure_id] = figure
 
 
-def connect(wiring_json: str) -> None:
-    """The page's figures and their models (JSON: figure id -> wiring); others are dropped."""
+def has_figure(figure_id: str) -> bool:
+    """Whether this worker has figure ``figure_id`` (a restored heap has the figures the build
+    drew; a page naming one it lacks starts the ordinary way, which says what is wrong)."""
+    return figure_id in FIGURES
+
+
+def connect(wiring_json: str) -> dict[str, dict[str, dict]]:
+    """The page's figures and their models (JSON: figure id -> wiring); others are dropped.
+
+    Returns every figure's whole drawing as this worker drew it, as updates (figure id ->
+    model id -> {property: value}): the page shows the build's, and this numpy may round a
+    float's last bit otherwise, so the page takes the values that differ, and later changes
+    and a Reset never show digits the page did not show before.
+    """
     WIRING.clear()
     WIRING.update(json.loads(wiring_json))
     for figure_id in [f for f in FIGURES if f not in WIRING]:
         del FIGURES[figure_id]
     if missing := [f for f in WIRING if f not in FIGURES]:
         start(missing)
+    return {figure_id: updates(figure_id, figure.sent) for figure_id, figure in FIGURES.items()}
 
 
 def decode(control: Control, wired: Mapping[str, Any], raw: Any):

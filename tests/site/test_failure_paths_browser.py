@@ -186,7 +186,7 @@ def matmul_default() -> str:
         # The snapshot's zstd copy of the runtime, then the runtime itself (the ordinary start).
         (["**/pyodide.asm.wasm*"], "pyodide.asm.wasm"),
         # No snapshot, and a wheel the ordinary start needs.
-        (["**/runtime/snapshots/**", "**/bokeh-*.whl"], "bokeh"),
+        (["**/runtime/snapshots/**", "**/numpy-*.whl"], "numpy"),
         (["**/worker.js"], "worker"),
     ],
     ids=["blocked-runtime", "blocked-snapshot-and-wheel", "blocked-worker"],

@@ -19,12 +19,16 @@ import pytest
 from harness.dom import wait_until
 from sitebuild import cache as runtime_cache
 from sitebuild.serve import LIVE
+from sitebuild.wheels import project_spec
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-COPIED = ["build.py", "pyproject.toml", "README.md", "glossary.toml", "attention", "formatting",
-          "figures", "pages", "templates", "static", "sitebuild"]  # fmt: skip
+# The build's own files and folders, and the project's packages as pyproject.toml lists them.
+COPIED = [
+    *["build.py", "pyproject.toml", "README.md", "glossary.toml"],
+    *["pages", "templates", "static", "sitebuild", *project_spec(ROOT)[2]],
+]
 PAGE = "attention-without-weights/"
 FIRST_BUILD_S = 300  # the whole site, the first time
 EDIT_S = 60  # generous: speed is measured, not tested

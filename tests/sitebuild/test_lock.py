@@ -3,6 +3,7 @@
 import pytest
 
 from sitebuild import lock
+from tests.sitebuild.wheelmaking import make_wheel
 
 
 def test_markers_are_evaluated_as_in_pyodide():
@@ -26,3 +27,14 @@ def test_the_trimmed_lock_keeps_the_official_info_and_sorts_the_packages():
         "packages": {"a": entries["a"], "b": entries["b"]},
     }
     assert list(trimmed["packages"]) == ["a", "b"]
+
+
+def test_a_requirement_only_pyodide_has_joins_the_wheels_depends(tmp_path):
+    """Panel in Pyodide imports pandas unless pyodide_http imports, which its metadata omits."""
+    panel = make_wheel(tmp_path, "panel", "1.7.5", ["param>=2"])
+    shipped = {"param": "2.4.2", "pyodide-http": "0.2.2"}
+    assert lock.pure_lock_entry(panel, shipped)["depends"] == ["param", "pyodide-http"]
+    other = make_wheel(tmp_path, "other", "1.0", ["param>=2"])
+    assert lock.pure_lock_entry(other, shipped)["depends"] == ["param"]
+    with pytest.raises(RuntimeError, match="requires pyodide-http"):
+        lock.pure_lock_entry(panel, {"param": "2.4.2"})

@@ -22,21 +22,21 @@ def module_dir(tmp_path, monkeypatch):
 
 def test_the_first_new_import_fetches_once_then_the_finder_steps_aside(module_dir):
     calls = []
-    deferred.install(lambda: calls.append("fetched"))
+    deferred.install(lambda name: calls.append(f"fetched for {name}"))
     import json  # in sys.modules already: no finder is asked
 
     assert json and calls == []
     import deferred_probe
 
     assert deferred_probe.ANSWER == 42
-    assert calls == ["fetched"]
+    assert calls == ["fetched for deferred_probe"]
     assert not [f for f in sys.meta_path if isinstance(f, deferred.FetchFirst)]
 
 
 def test_a_failed_fetch_fails_the_import_with_a_message_and_tries_again_next_time(module_dir):
     answers = [OSError("503 Service Unavailable"), None]
 
-    def fetch():
+    def fetch(_name):
         answer = answers.pop(0)
         if answer:
             raise answer
@@ -63,7 +63,7 @@ def test_a_zip_written_by_the_fetch_serves_the_same_import(tmp_path, monkeypatch
 
     archive.write_bytes(b"")
     importlib.invalidate_caches()  # anything may do this while the stand-in is there
-    deferred.install(lambda: archive.write_bytes(real))
+    deferred.install(lambda _name: archive.write_bytes(real))
     import zipped_later
 
     assert zipped_later.Y == "from the zip"

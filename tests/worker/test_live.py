@@ -166,3 +166,18 @@ def test_connect_keeps_only_the_pages_figures():
     _, wiring = built("masking")
     live.connect(json.dumps({"masking": wiring}))
     assert set(live.FIGURES) == {"masking"}
+
+
+def test_connect_answers_with_each_figures_whole_drawing():
+    """The page sets, as its figures go live, the values the worker's numpy drew that differ
+    from the build's: every model a figure draws, each with everything it shows."""
+    doc, wiring = built("masking")
+    live.start(["masking"])
+    assert live.has_figure("masking") and not live.has_figure("no-such-figure")
+    whole = live.connect(json.dumps({"masking": wiring}))["masking"]
+    drawn = {model_id for model_id, _ in wiring["handles"].values()}
+    drawn |= {c["id"] for c in wiring["controls"].values()}
+    assert set(whole) == drawn
+    before = [values(m) for m in models(doc)]
+    apply(doc, whole)
+    assert [values(m) for m in models(doc)] == before  # CPython draws what the build drew
