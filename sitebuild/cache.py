@@ -50,6 +50,7 @@ def recipe_fingerprint() -> str:
             "pure": pins.PURE_WHEELS,
             "source": pins.SOURCE_WHEELS,
             "omitted": sorted(pins.OMITTED_REQUIREMENTS),
+            "pyodide requirements": pins.PYODIDE_REQUIREMENTS,
             "patches": {p.name: sha256_file(p) for p in sorted(PATCHES.glob("*.diff"))},
             "assets": [pins.BOKEH_JS, pins.PANEL_DIST_ASSET_DIRS, pins.PANEL_DIST_SKIPPED],
         }
