@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,6 +71,15 @@ def unpack_wheels(runtime_dir: Path, dest: Path) -> None:
     for entry in lock["packages"].values():
         with zipfile.ZipFile(runtime_dir / entry["file_name"]) as wheel:
             wheel.extractall(dest)
+
+
+def held_packages(runtime_dir: Path, imported: Iterable[str]) -> list[str]:
+    """The lock's packages a heap holds: those that provide a top-level module it imported
+    (``imported``). A restored Pyodide is told they are loaded, or a cell importing numpy
+    would download and unpack numpy's wheel over the numpy it has."""
+    lock = json.loads((runtime_dir / "pyodide-lock.json").read_text())
+    imported = set(imported)
+    return sorted(name for name, e in lock["packages"].items() if imported & set(e["imports"]))
 
 
 def runtime_digest(runtime_dir: Path) -> str:
@@ -233,6 +242,7 @@ def make(
     sizes = {name: frame_size(bundle) for name, bundle in bundles.items()}
     return {
         **meta,
+        "held": held_packages(runtime_dir, packages),
         "filesBytes": sizes[FILES],
         "laterFilesBytes": sizes[LATER_FILES],
         "packed": packed,
@@ -314,6 +324,7 @@ def page_config(url: Callable[[str], str], meta: dict) -> dict:
         "files": url(f"runtime/{FILES}"),
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],
+        "held": meta["held"],
         "tableAfterLibs": meta["tableAfterLibs"],
         "packed": [pyodide_file(name) for name in PACKED if name not in LATER],
         "later": [

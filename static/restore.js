@@ -200,5 +200,8 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
     ]),
   );
   deferLater(pyodide, await decoder, snap.later);
+  // The heap holds these packages (numpy, the project): loading one again for a cell's import
+  // would download its wheel and unpack it over the modules in use.
+  for (const name of snap.held) pyodide.loadedPackages[name] = "default channel";
   return pyodide;
 }

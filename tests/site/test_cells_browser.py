@@ -326,6 +326,8 @@ def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(fresh_p
     v.page.locator('[data-figure="three-modes"] select').first.select_option(index=2)
     run(v, 1)
     assert not [url for url in v.requests if url.endswith(stdlib)]
+    # nor a wheel: the heap holds numpy and the project, which the cell imports
+    assert not [url for url in v.requests if url.endswith(".whl")]
 
     v.context.route(f"**{stdlib}", lambda route: route.abort())
     type_code(v, 2, "import statistics\nstatistics.mean([1, 2, 4])")

@@ -162,8 +162,9 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     assert len(list(cache.iterdir())) == 3  # a new copy for new content; the old one stays cached
     config = snapshot.page_config(lambda rel: f"/base/{rel}", {
         "heapBytes": 1, "filesBytes": 2, "laterFilesBytes": 4, "libs": [], "tableAfterLibs": 3,
-        "packed": sizes, "parts": [5, 6],
+        "packed": sizes, "parts": [5, 6], "held": ["numpy"],
     })  # fmt: skip
+    assert config["held"] == ["numpy"]
     parts = [f"/base/runtime/snapshots/heap-{i}.bin.zst" for i in (0, 1)]
     assert config["state"] == parts
     entry = {name: {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
@@ -177,6 +178,17 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
          "bytes": 4, "into": "/lib/python3.12/site-packages/"},
     ]  # fmt: skip
     assert config["files"] == "/base/runtime/site-packages.bin.zst"
+
+
+def test_a_heap_holds_the_packages_of_the_modules_it_imported(tmp_path):
+    lock = {"packages": {
+        "numpy": {"imports": ["numpy"]},
+        "attention-explained": {"imports": ["attention", "figures"]},
+        "panel": {"imports": ["panel"]},
+    }}  # fmt: skip
+    (tmp_path / "pyodide-lock.json").write_text(json.dumps(lock))
+    held = snapshot.held_packages(tmp_path, ["figures", "numpy", "worker"])
+    assert held == ["attention-explained", "numpy"]
 
 
 def test_zstd_packs_pyodides_downloads_smaller_than_gzip(cache):
