@@ -32,7 +32,10 @@ BASE = "/baseline/"
 FIGURE = "three_steps"
 # The figure as Panel serves it: its layout, live in Panel's worker (layoutkit.wiring).
 FIGURE_ID = FIGURE.replace("_", "-")
-APP = f"from layoutkit.document import view_of\n\nview_of({FIGURE_ID!r}).servable()\n"
+# The project package the app imports, which `panel convert` lists for the worker to install:
+# the project's wheel, layouts included, stands in for it.
+APP_IMPORT = "layoutkit"
+APP = f"from {APP_IMPORT}.document import view_of\n\nview_of({FIGURE_ID!r}).servable()\n"
 PANEL_CDN = f"https://cdn.holoviz.org/panel/{pins.PANEL_VERSION}/dist/"
 BOKEH_CDN = re.compile(
     rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh(?:-[a-z]+)?)-{re.escape(pins.BOKEH_VERSION)}"
@@ -247,7 +250,7 @@ def prepare(work: Path, cache: Path) -> tuple[Path, list[str], list[str]]:
         name: Path(shutil.copy2(downloads / pins.wheel_name(name, version), wheels))
         for name, version in (("bokeh", pins.BOKEH_VERSION), ("panel", pins.PANEL_VERSION))
     }
-    app_wheels["figures"] = project_wheel(ROOT, wheels, layouts=True)
+    app_wheels[APP_IMPORT] = project_wheel(ROOT, wheels, layouts=True)
     app_wheels["pyodide-http"] = Path(shutil.copy2(pure["pyodide-http"], wheels))
     official, needed = resolve(list(app_wheels.values()), lock, carrier_files(cache), pure)
     install_pyodide(cache, site / "pyodide", lock, official)

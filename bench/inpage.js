@@ -203,12 +203,19 @@
     return { control: null, latencies: [], timeouts: 0, tried };
   }
 
+  // A select's option named by its label, as the reader reads it: the value its model holds.
+  function optionValue(model, label) {
+    const option = model.options.find((o) => Array.isArray(o) && o[1] === label);
+    return option ? option[0] : label;
+  }
+
   // A named scenario: `setup` moves controls to fixed values first, then `change` is timed.
   async function scenario(figureId, setup, change, n, timeoutMs = 30000) {
     const scope = scopeOf(figureId);
     for (const step of setup) {
       const control = findControl(figureId, step.kind, step.text);
-      if (step.value !== current(control)) await timeChange(scope, control, step.value, timeoutMs);
+      const value = control.kind === "select" ? optionValue(control.model, step.value) : step.value;
+      if (value !== current(control)) await timeChange(scope, control, value, timeoutMs);
     }
     const control = findControl(figureId, change.kind, change.text);
     const values = change.kind === "button" ? [BUTTON] : change.values || valuesFor(control);
