@@ -73,9 +73,8 @@ _STILL = """(el) => new Promise((resolve) => {
 
 
 def in_view(locator) -> None:
-    """Scroll ``locator`` into view and wait until it stays put: the prose near the screen is
-    laid out only once it is near (content-visibility), and takes its real height then, which
-    moves what is below it after the scroll. A pointer placed before that lands elsewhere."""
+    """Scroll ``locator`` into view and wait until it stays put (a figure drawn or redrawn
+    above it moves it): a pointer placed before that lands elsewhere."""
     locator.scroll_into_view_if_needed()
     wait_until(locator.page, _STILL, arg=locator.element_handle())
 

@@ -1,8 +1,9 @@
 // Installed into every page the harness opens, before the page's own scripts (Playwright's
 // init script, which the page's Content-Security-Policy does not apply to). It counts the
 // messages between the page and its Python workers, by type, so that a test can wait for
-// the worker to have answered every change instead of sleeping; and it offers the look-ups
-// through Panel's shadow roots that the tests and the benchmark share.
+// the worker to have answered every change instead of sleeping; it records the page's layout
+// shifts; and it offers the look-ups through Panel's shadow roots that the tests and the
+// benchmark share.
 (() => {
   "use strict";
   const sent = {}; // message type -> how many the page posted to its workers
@@ -61,5 +62,18 @@
   const idle = () =>
     (sent.change || 0) === (received["change-done"] || 0) && asked(sent) === (received.view || 0);
 
-  self.harnessProbe = { sent, received, shadowRoots, deepAll, active, readouts, idle };
+  // Every layout shift no input of the reader's caused just before it (what the cumulative
+  // layout shift adds up), with what moved, so that a test can say what jumped.
+  const shifts = [];
+  const describe = ({ node }) =>
+    node ? `${node.nodeName.toLowerCase()}${node.id ? `#${node.id}` : ""}.${node.className}` : "";
+  if (self.PerformanceObserver?.supportedEntryTypes?.includes("layout-shift")) {
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        if (!entry.hadRecentInput) shifts.push({ value: entry.value, moved: entry.sources.map(describe) });
+      }
+    }).observe({ type: "layout-shift", buffered: true });
+  }
+
+  self.harnessProbe = { sent, received, shadowRoots, deepAll, active, readouts, idle, shifts };
 })();

@@ -205,7 +205,6 @@
   document.addEventListener("DOMContentLoaded", () => {
     const toggle = document.getElementById("scheme-toggle");
     if (!toggle) return;
-    toggle.hidden = false; // without this script there is nothing to toggle
     toggle.addEventListener("click", () => choose(scheme() === "dark" ? "light" : "dark"));
     apply();
   });

@@ -62,8 +62,8 @@ FITS_JS = (
 
 
 def test_no_tooltip_is_clipped_by_the_prose_around_it(reader):
-    # Prose blocks are contained (site.css: content-visibility), which clips what overflows
-    # them: the block holding a showing tooltip must be laid out whole, on hover and on focus.
+    # A showing tooltip is painted whole, on hover and on focus: nothing around it (a block
+    # that clips or contains its content) cuts it off.
     page = reader.page
     ids = term_ids(page)
     hovered = 0

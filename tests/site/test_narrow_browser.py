@@ -14,13 +14,10 @@ SCREENS = {
     "320px": ({"width": 320, "height": 640}, 1),
     "zoom200": ({"width": 640, "height": 450}, 2),
 }
-# Every block laid out (prose off screen is skipped until near; put back after), then the widest
-# thing that sticks out past the viewport and is not inside a box of its own that scrolls or
-# clips, looking through the figures' shadow roots, named so that a failure says which element
-# to fix.
+# The widest thing that sticks out past the viewport and is not inside a box of its own that
+# scrolls or clips, looking through the figures' shadow roots, named so that a failure says which
+# element to fix.
 OVERFLOW = """() => {
-  const blocks = [...document.querySelectorAll('article > *')];
-  for (const el of blocks) el.style.contentVisibility = 'visible';
   const width = document.documentElement.clientWidth;
   const all = [];
   const walk = (root) => {
@@ -40,7 +37,6 @@ OVERFLOW = """() => {
   const wide = all.filter((el) => el.getBoundingClientRect().right > width + 0.5 && !boxed(el))
     .slice(0, 5).map((el) => `${el.tagName.toLowerCase()}.${el.className}`);
   const scrollWidth = document.documentElement.scrollWidth;
-  for (const el of blocks) el.style.contentVisibility = '';  // as the page had it
   return [scrollWidth, wide];
 }"""
 
