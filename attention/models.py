@@ -1,7 +1,9 @@
 """Published configurations of real decoder-only models: the sizes the last post computes with.
 
 Each number is copied from the model's released configuration (or, where the release gives
-none, its paper), named in ``source``. Sizes use the series' notation: ``heads`` query heads,
+none, its paper), named in ``source``; the context length, where the configuration's
+``max_position_embeddings`` is not the length the model was trained on, from the paper named in
+``context_source``. Sizes use the series' notation: ``heads`` query heads,
 ``kv_heads`` key/value heads, ``head_dim`` the width of one head, ``d_model`` the embedding
 width, ``context`` the longest sequence the model was trained on, ``bytes_per_value`` the
 precision its weights were released in (GPT-2: float32; the rest: bfloat16 or float16).
@@ -30,6 +32,7 @@ class Model(NamedTuple):
     source: str
     window: int | None = None  # sliding-window attention: how many tokens back each sees
     rope_base: float | None = None  # rotary embeddings: the base of the frequencies
+    context_source: str | None = None  # where ``context`` comes from, if not ``source``
 
 
 class LatentModel(NamedTuple):
@@ -52,6 +55,7 @@ class LatentModel(NamedTuple):
     context: int
     bytes_per_value: int
     source: str
+    context_source: str | None = None  # where ``context`` comes from, if not ``source``
 
 
 GPT2_SMALL = Model(
@@ -96,11 +100,12 @@ MISTRAL_7B = Model(
     kv_heads=8,
     head_dim=128,
     d_model=4096,
-    context=8192,
+    context=8192,  # the paper's Table 1 (context_len); the configuration allows 32,768
     bytes_per_value=2,
-    source="https://arxiv.org/abs/2310.06825",  # Table 1 of the paper: window_size 4096
+    source="https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json",
     window=4096,
     rope_base=10000.0,
+    context_source="https://arxiv.org/abs/2310.06825",
 )
 LLAMA3_8B = Model(
     name="Llama 3 8B",
@@ -124,9 +129,12 @@ DEEPSEEK_V2 = LatentModel(
     kv_latent=512,
     q_latent=1536,
     d_model=5120,
-    context=131072,  # 128K tokens, the paper's context window
+    # 128K tokens, the paper's context window; the configuration's 163,840 positions are YaRN's
+    # factor of 40 over the 4,096 it was pre-trained on.
+    context=131072,
     bytes_per_value=2,
     source="https://huggingface.co/deepseek-ai/DeepSeek-V2/blob/main/config.json",
+    context_source="https://arxiv.org/abs/2405.04434",
 )
 
 # The models with ordinary (or grouped) key/value heads, smallest first.

@@ -31,7 +31,8 @@ from formatting import integer, percent
 TITLE = "A band instead of a triangle"
 CAPTION = (
     "Slide the window W down from T and watch the triangle of scores thin to a band, and the "
-    "band's line on the log plot fall from a parabola to a straight line. Then add layers: "
+    "band's line on the log-log plot bend from the triangle's slope of 2 to a slope of 1 once "
+    "T passes W. Then add layers: "
     "each one lets the last token hear W − 1 positions further back."
 )
 MAX_T = 64  # a 64 x 64 grid is still drawn at once

@@ -265,6 +265,7 @@ def _models() -> dict:
             "kv_heads": integer(m.kv_heads),
             "head_dim": integer(m.head_dim),
             "context": integer(m.context),
+            "context_source": m.context_source,
             "bytes": integer(m.bytes_per_value),
         }
         for m in MODELS
@@ -279,6 +280,7 @@ def _models() -> dict:
             "kv_heads": f"latent of {integer(ds.kv_latent)}",
             "head_dim": integer(ds.head_dim),
             "context": integer(ds.context),
+            "context_source": ds.context_source,
             "bytes": integer(ds.bytes_per_value),
         }
     )

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Work:
-    """One cited work. ``authors`` in the order the work lists them, each as "First Last"."""
+    """One cited work. ``authors`` in the order the work lists them, each as "First Last", or
+    one organisation named as it names itself (``organisation``)."""
 
     key: str
     authors: tuple[str, ...]
@@ -19,10 +20,13 @@ class Work:
     title: str
     venue: str
     url: str
+    organisation: bool = False
 
     @property
     def short(self) -> str:
         """How the prose names it: 'Raschka, 2024', 'Vaswani et al., 2017'."""
+        if self.organisation:
+            return f"{self.authors[0]}, {self.year}"
         surnames = [name.split()[-1] for name in self.authors]
         if len(surnames) == 1:
             who = surnames[0]
@@ -150,6 +154,16 @@ WORKS: dict[str, Work] = {
             title="Mistral 7B",
             venue="arXiv:2310.06825",
             url="https://arxiv.org/abs/2310.06825",
+        ),
+        Work(
+            key="mistral2023code",
+            authors=("Mistral AI",),
+            organisation=True,
+            year="2023",
+            title="mistral-src, the reference implementation of Mistral 7B: one_file_ref.py as "
+            "first released",
+            venue="GitHub",
+            url="https://github.com/mistralai/mistral-src/blob/c18d5b9/one_file_ref.py",
         ),
         Work(
             key="su2021",

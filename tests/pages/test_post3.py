@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, MODELS
 from formatting import sci
 from pages import placed_figures, post3
 from pages.references import WORKS
@@ -118,6 +118,30 @@ def test_every_model_in_the_table_links_its_source(html):
         assert f'<a href="{row["source"]}">{row["name"]}</a>' in html
 
 
+# Each linked configuration's limit on positions (max_position_embeddings; GPT-2's n_positions),
+# typed from the file the table links.
+CONFIG_POSITIONS = {
+    "GPT-2 (124M)": 1024,
+    "Llama 2 7B": 4096,
+    "Llama 2 70B": 4096,
+    "Mistral 7B": 32768,
+    "Llama 3 8B": 8192,
+    "DeepSeek-V2": 163840,
+}
+
+
+def test_a_context_is_its_configurations_or_links_the_paper_it_comes_from(html):
+    cited = {work.url for work in WORKS.values()}
+    for model in (*MODELS, DEEPSEEK_V2):
+        row = next(row for row in N["models"] if row["name"] == model.name)
+        if model.context == CONFIG_POSITIONS[model.name]:
+            assert model.context_source is None, model.name
+            continue
+        assert model.context_source in cited, f"{model.name}: its context cites no paper"
+        assert f'<a href="{model.context_source}"' in html
+        assert re.search(rf'href="{re.escape(model.context_source)}"[^>]*>{row["context"]}<', html)
+
+
 def test_the_post_cites_every_paper_the_issue_names(html):
     for key in (
         "shazeer2019",
@@ -128,6 +152,7 @@ def test_the_post_cites_every_paper_the_issue_names(html):
         "milakov2018",
         "dao2022",
         "deepseek2024",
+        "mistral2023code",
     ):
         assert f'id="ref-{key}"' in html, WORKS[key].title
 

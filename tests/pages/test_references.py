@@ -124,3 +124,9 @@ def test_a_citation_after_the_list_fails():
 
 def test_a_page_that_cites_nothing_lists_nothing():
     assert _render("<p>No sources.</p>{{ references() }}") == "<p>No sources.</p>"
+
+
+def test_a_citation_names_a_person_by_surname_and_an_organisation_whole():
+    assert WORKS["vaswani2017"].short == "Vaswani et al., 2017"
+    assert WORKS["shazeer2019"].short == "Shazeer, 2019"
+    assert WORKS["mistral2023code"].short == "Mistral AI, 2023"
