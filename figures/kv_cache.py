@@ -155,13 +155,19 @@ def work_columns(state: State) -> dict:
 
 
 def model_columns(state: State) -> dict:
-    """One bar per model: its cache at the chosen length, in MiB, the chosen model in accent."""
+    """One bar per model: its cache at the chosen length, in MiB, the chosen model in accent; a
+    length past a model's context is marked on its bar (faint) and in its label."""
     n_bytes = [kv_cache_bytes(m, state.tokens) for m in MODELS]
+    past = [state.tokens > m.context for m in MODELS]
     return {
         "name": [m.name for m in MODELS],
         "mib": [b / 2**20 for b in n_bytes],
-        "text": [" " + bytes_text(b) for b in n_bytes],
+        "text": [
+            f" {bytes_text(b)}, past its context" if p else f" {bytes_text(b)}"
+            for b, p in zip(n_bytes, past, strict=True)
+        ],
         "color": [ACCENT if m.name == state.model else MUTED for m in MODELS],
+        "alpha": [0.35 if p else 1.0 for p in past],
     }
 
 
@@ -176,7 +182,7 @@ def draw(state: State) -> Drawing:
         "grid": {"data": heatmap_data(values, text, low=0.0, high=1.0)},
         "grid.title": {"text": f"rows of Q, K, V at step {state.step}, {route}"},
         "models": {"data": columns},
-        "models.x_range": {"end": 1.45 * max(columns["mib"])},  # room for the labels
+        "models.x_range": {"end": 1.8 * max(columns["mib"])},  # room for the labels
         "models.title": {"text": f"key/value cache at {integer(state.tokens)} tokens"},
         "readout": html(readout_html(rows)),
         "message": html(message_html(notes(state), "info")),

@@ -86,6 +86,11 @@ class ChoiceSlider(pn.widgets.Widget):
         objects=[], check_on_set=True, allow_None=True, doc="The chosen value: one of the options."
     )
 
+    # BokehJS's slider tooltip looks the label up by the handle's position as a float, which
+    # lands a hair off an index at some positions and reads "undefined"; the title shows the
+    # chosen label, so the tooltip is off.
+    tooltips = param.Boolean(default=False, constant=True, doc="Whether the handle has a tooltip.")
+
     _widget_type: ClassVar[type] = CategoricalSlider
     _rename: ClassVar[dict[str, str]] = {"name": "title", "options": "categories"}
 

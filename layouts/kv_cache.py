@@ -50,7 +50,7 @@ def _work_plot(source: ColumnDataSource):
 
 def _model_plot(source: ColumnDataSource):
     p = plot("key/value cache", height=280, y_range=[m.name for m in reversed(MODELS)])
-    p.hbar(y="name", right="mib", height=0.6, color="color", source=source)
+    p.hbar(y="name", right="mib", height=0.6, color="color", fill_alpha="alpha", source=source)
     p.text(
         x="mib",
         y="name",

@@ -79,6 +79,18 @@ def test_the_bars_are_each_steps_work():
     assert columns["edge_alpha"] == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
 
 
+def test_a_bar_past_its_models_context_is_marked():
+    tokens = 8192  # past Llama 2's 4,096, within the others'
+    columns = kv_cache.model_columns(kv_cache.State(tokens=tokens))
+    for model, text, alpha in zip(MODELS, columns["text"], columns["alpha"], strict=True):
+        past = tokens > model.context
+        assert text == f" {bytes_text(kv_cache_bytes(model, tokens))}" + (
+            ", past its context" if past else ""
+        )
+        assert alpha < 1.0 if past else alpha == 1.0
+    assert [a < 1.0 for a in columns["alpha"]] == [m.context < tokens for m in MODELS]
+
+
 def test_notes_for_lengths_past_the_context_and_the_window():
     assert kv_cache.notes(kv_cache.DEFAULT) == ""
     past = kv_cache.notes(kv_cache.State(model=LLAMA2_7B.name, tokens=2 * LLAMA2_7B.context))
