@@ -157,6 +157,18 @@ def plot(title: str, height: int = 240, **kwargs) -> figure:
     return p
 
 
+def legend_above(p: figure) -> None:
+    """Move the plot's legend above its data, in one row: it never covers a bar or a line, at
+    any width, and has no box of its own to stand out in the dark scheme."""
+    legend = p.legend[0]
+    legend.orientation = "horizontal"
+    legend.label_text_font_size = "11px"
+    legend.label_text_color = INK
+    legend.padding, legend.spacing, legend.margin = 2, 8, 0
+    legend.background_fill_alpha, legend.border_line_color = 0.0, None
+    p.add_layout(legend, "above")
+
+
 def bar_chart(
     title: str,
     source: ColumnDataSource,

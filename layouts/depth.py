@@ -9,7 +9,7 @@ from figurekit.drawing import ACCENT, INK, MUTED
 from figurekit.figure import Figure
 from figures.depth import ALL_T, LEGEND, MAX_T
 from layoutkit.frame import frame, pane
-from layoutkit.plots import data_table, integer_ticker, labelled_points, note, plot
+from layoutkit.plots import data_table, integer_ticker, labelled_points, legend_above, note, plot
 from layoutkit.wiring import widget, wire
 
 
@@ -22,7 +22,7 @@ def _depth_plot(lines: ColumnDataSource, here: ColumnDataSource):
     # The lines run from end to end of the axis: the data a reader wants is at their T.
     columns = [("T", "sequence length T", "int"), ("depth", "layers crossed", "int")]
     data_table(p, here, columns, rows=["recurrent", "attention"], row_header="path")
-    p.legend.location = "top_left"
+    legend_above(p)
     p.xaxis.axis_label = "sequence length T"
     p.yaxis.axis_label = "layers crossed (a count)"
     return p

@@ -12,7 +12,7 @@ from figurekit.figure import Figure
 from figures.divisor import FLOOR, KEYS, RAW_COLOR, SCALED_COLOR
 from formatting import sci
 from layoutkit.frame import frame, pane
-from layoutkit.plots import data_table, note, plot, stacked
+from layoutkit.plots import data_table, legend_above, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 
@@ -43,17 +43,8 @@ def _spread_plot(points: ColumnDataSource, line: ColumnDataSource, here: ColumnD
             ("scaled", "std of q·k / √d_k", "mag"),
         ],
     )
-    _legend_above(p)
+    legend_above(p)
     return p
-
-
-def _legend_above(p) -> None:
-    """Move the plot's legend above it, in one row, so it never covers the data."""
-    legend = p.legend[0]
-    legend.orientation = "horizontal"
-    legend.label_text_font_size = "11px"
-    legend.padding, legend.spacing, legend.margin = 2, 8, 0
-    p.add_layout(legend, "above")
 
 
 def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
@@ -104,7 +95,7 @@ def _peak_plot(bars: ColumnDataSource, cursor: ColumnDataSource):
             ("scaled_mean", "mean peak, divisor √d_k", "mag"),
         ],
     )
-    _legend_above(p)
+    legend_above(p)
     return p
 
 

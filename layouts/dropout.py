@@ -9,7 +9,7 @@ from figurekit.drawing import ACCENT, INK
 from figurekit.figure import Figure
 from figures.dropout import ROWS, WEIGHT_SET
 from layoutkit.frame import frame, pane
-from layoutkit.plots import data_table, heatmap, note, plot, stacked
+from layoutkit.plots import data_table, heatmap, legend_above, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 
@@ -38,10 +38,7 @@ def _row_plot(title: str, source: ColumnDataSource, y_label: str, top: float):
             ("expected", f"{y_label}, expected", "num"),
         ],
     )
-    # One line across the top, above the tallest bar a row can have (1), so it hides none.
-    p.legend.location = "top_center"
-    p.legend.orientation = "horizontal"
-    p.legend.label_text_font_size = "11px"
+    legend_above(p)
     return p
 
 

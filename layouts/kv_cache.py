@@ -13,7 +13,7 @@ from figurekit.figure import Figure
 from figures.kv_cache import COLUMNS, DEFAULT, T, model_columns, work_columns
 from formatting import words
 from layoutkit.frame import frame, pane
-from layoutkit.plots import data_grid, data_table, heatmap, note, plot, stacked
+from layoutkit.plots import data_grid, data_table, heatmap, legend_above, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 # How each control looks, by control key.
@@ -33,12 +33,10 @@ def _work_plot(source: ColumnDataSource):
             items=[
                 LegendItem(label="without cache", renderers=[without]),
                 LegendItem(label="with cache", renderers=[with_cache]),
-            ],
-            location="top_left",
-            border_line_color=None,
-            background_fill_alpha=0.0,
+            ]
         )
     )
+    legend_above(p)
     p.xaxis.ticker = list(range(1, T + 1))
     p.xaxis.major_label_overrides = {t: TOKENS[t - 1] for t in range(1, T + 1)}
     p.xaxis.axis_label = "step t: the newest token"

@@ -9,7 +9,7 @@ from figurekit.drawing import ACCENT, MUTED
 from figurekit.figure import Figure
 from figures.online_softmax import ABOUT, EXAMPLE, FULL_COLOR, SEEN_COLOR
 from layoutkit.frame import frame, pane
-from layoutkit.plots import data_table, note, plot, stacked
+from layoutkit.plots import data_table, legend_above, note, plot, stacked
 from layoutkit.wiring import action_button, widget, wire
 
 
@@ -38,7 +38,7 @@ def _running_plot(m_src: ColumnDataSource, ell_src: ColumnDataSource, m_full: Sp
     p.add_layout(ell_full)
     p.xaxis.axis_label = "tiles seen"
     p.xaxis.ticker = FixedTicker(ticks=list(range(1, EXAMPLE_T + 1)))
-    p.legend.location = "top_left"
+    legend_above(p)
     columns = [("x", "tiles seen", "int"), ("y", "running maximum m", "num")]
     data_table(p, m_src, [*columns, ("ell", "running sum ℓ", "num")])
     return p
@@ -52,7 +52,7 @@ def _output_plot(o_src: ColumnDataSource, full_src: ColumnDataSource):
     p.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE[2].shape[1])))
     p.xaxis.axis_label = "component of the output"
     p.xgrid.visible = False
-    p.legend.location = "top_left"
+    legend_above(p)
     columns = [("y", "partial output o", "num"), ("full", "full softmax output", "num")]
     data_table(p, o_src, [("c", "component", "int"), *columns])
     return p
@@ -87,6 +87,7 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
         "full": full_src,
         "readout": readout,
         "message": message,
+        "tiles_seen": widgets["tiles-seen"],
     }
     wire(figure, widgets, actions, handles)
     query, tile, tiles, causal, length = widgets.values()

@@ -9,7 +9,7 @@ from figurekit.drawing import ACCENT, EMPTY, HIGHLIGHT, INK, MUTED
 from figurekit.figure import Figure
 from figures.sliding_window import DEFAULT, cells, cost_lines
 from layoutkit.frame import frame, pane
-from layoutkit.plots import HEAT, data_table, integer_ticker, note, plot, stacked
+from layoutkit.plots import HEAT, data_table, integer_ticker, legend_above, note, plot, stacked
 from layoutkit.wiring import widget, wire
 
 
@@ -58,7 +58,7 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     cost_plot.line(x="n", y="window", source=lines, color=ACCENT, line_width=2,
                    legend_label="band, window W")  # fmt: skip
     cost_plot.scatter(x="n", y="y", source=here, color="color", size=9)
-    cost_plot.legend.location = "top_left"  # above every line, where the lines start low
+    legend_above(cost_plot)
     cost_plot.xaxis.axis_label = "tokens T"
     cost_plot.yaxis.axis_label = "scores"
     columns = [("n", "tokens T", "int"), ("y", "scores", "int")]
