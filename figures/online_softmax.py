@@ -84,6 +84,22 @@ def seen(state: State) -> int:
     return min(state.seen, len(steps(state)))
 
 
+def react(state: State, key: str) -> State:
+    """A new tile size, query or causal switch leaves as many tiles as there are: the tiles
+    seen stay within them, so the slider and the readout agree."""
+    try:
+        return state._replace(seen=seen(state))
+    except ValueError:  # the figure shows why it cannot draw this state
+        return state
+
+
+def seen_slider(state: State) -> dict:
+    """The tiles-seen slider runs to the number of tiles; with a single tile there is nothing
+    to step through, and the slider is off (a slider needs two stops)."""
+    n = len(steps(state))
+    return {"end": max(n, 2), "disabled": n == 1}
+
+
 def full(state: State) -> np.ndarray:
     """The full softmax's output for the query row. -> (d_v,)"""
     Q, K, V = EXAMPLE
@@ -221,4 +237,5 @@ def draw(state: State) -> Drawing:
         "partial": {"data": partial},
         "full": {"data": whole},
         "readout": html(readout_html(rows)),
+        "tiles_seen": seen_slider(state),
     }

@@ -97,6 +97,19 @@ def test_the_slider_past_the_last_tile_shows_the_last():
     assert shown(fig.State(tile=6, seen=2))["seen"] == "2 of 2 (this one: keys 6 to 11)"
 
 
+def test_the_tiles_seen_slider_runs_to_the_tiles_there_are():
+    view = driven(fig)
+    w = widgets(view)
+    w[SEEN].value = 4  # the last of the default's 4 tiles
+    w[TILE].value = 6  # 2 tiles now: the slider follows, and so does the readout
+    assert view.figure.state.seen == 2
+    assert readouts(view)["seen"].startswith("2 of 2")
+    assert fig.seen_slider(view.figure.state) == {"end": 2, "disabled": False}
+    w[TILE].value = fig.EXAMPLE_T  # one tile: nothing to step through
+    assert fig.seen_slider(view.figure.state) == {"end": 2, "disabled": True}
+    assert readouts(view)["seen"].startswith("1 of 1")
+
+
 def test_the_view_shows_its_readouts_for_several_control_values():
     view = driven(fig)
     w = widgets(view)
@@ -107,8 +120,9 @@ def test_the_view_shows_its_readouts_for_several_control_values():
         (6, 4, 3, True, 8192),
         (3, 5, 12, False, 65536),
     ]:
-        w[QUERY].value, w[TILE].value, w[SEEN].value = query, tile, seen
-        w[CAUSAL].value, w[LENGTH].value = causal, length
+        # The switch first: it sets how many tiles there are, which the tiles seen stay within.
+        w[CAUSAL].value, w[QUERY].value, w[TILE].value = causal, query, tile
+        w[SEEN].value, w[LENGTH].value = seen, length
         assert readouts(view) == shown(fig.State(query, tile, seen, causal, length))
         assert messages(view) == []
 
