@@ -155,19 +155,36 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     ]
 
 
+# The arrows show each pair's direction, which is all the angle needs, each at a length of its
+# own: a pair of a random vector can be nearly zero long, and arrows of one length would lay
+# their heads and labels over each other whenever two point the same way.
+RADII = (1.0, 0.55, 0.8, 0.35)  # q at m, k at n, q at m + s, k at n + s
+ARC_RADIUS = 0.2
+
+
 def _circle(radius: float, points: int = 73) -> dict:
     t = np.linspace(0.0, 2.0 * np.pi, points)
     return {"x": radius * np.cos(t), "y": radius * np.sin(t)}
 
 
+def _direction(v: np.ndarray) -> np.ndarray:
+    """``v`` scaled to length 1 (a zero vector stays zero)."""
+    length = float(np.linalg.norm(v))
+    return v / length if length > 0.0 else v
+
+
 def _arrows(state: State, p: Picture) -> dict:
-    """Four arrows from the origin: q at m, k at n (solid), q at m + s, k at n + s (dashed)."""
-    tips = [pair(v, state.i) for v in (p.q_m, p.k_n, p.q_ms, p.k_ns)]
+    """Four arrows from the origin along pair i's directions: q at m, k at n (solid), q at m + s,
+    k at n + s (dashed); the pair's own coordinates beside them, for the data table."""
+    pairs = [pair(v, state.i) for v in (p.q_m, p.k_n, p.q_ms, p.k_ns)]
+    tips = [r * _direction(v) for r, v in zip(RADII, pairs, strict=True)]
     return {
         "x0": [0.0] * 4,
         "y0": [0.0] * 4,
-        "x1": [t[0] for t in tips],
-        "y1": [t[1] for t in tips],
+        "x1": [float(t[0]) for t in tips],
+        "y1": [float(t[1]) for t in tips],
+        "px": [float(v[0]) for v in pairs],
+        "py": [float(v[1]) for v in pairs],
         "color": [Q_COLOR, K_COLOR, Q_COLOR, K_COLOR],
         "dash": ["solid", "solid", "dashed", "dashed"],
         "text": ["q at m", "k at n", "q at m+s", "k at n+s"],
@@ -179,8 +196,7 @@ def _arc(state: State, p: Picture) -> dict:
     a_k = math.atan2(*pair(p.k_n, state.i)[::-1])
     delta = angle_between(pair(p.q_m, state.i), pair(p.k_n, state.i))
     start, end = (a_k, a_k + delta) if delta >= 0 else (a_k + delta, a_k)
-    radius = 0.3 * min(np.linalg.norm(pair(Q, state.i)), np.linalg.norm(pair(K, state.i)))
-    return {"x": [0.0], "y": [0.0], "r": [radius], "start": [start], "end": [end]}
+    return {"x": [0.0], "y": [0.0], "r": [ARC_RADIUS], "start": [start], "end": [end]}
 
 
 def draw(state: State) -> Drawing:
@@ -191,8 +207,8 @@ def draw(state: State) -> Drawing:
     pairs = list(range(1, PAIRS + 1))
     other_base = next(m.rope_base for m in MODELS if m.rope_base != p.base)
     return {
-        "q_circle": {"data": _circle(float(np.linalg.norm(pair(Q, state.i))))},
-        "k_circle": {"data": _circle(float(np.linalg.norm(pair(K, state.i))))},
+        "q_circle": {"data": _circle(RADII[0])},
+        "k_circle": {"data": _circle(RADII[1])},
         "arrows": {"data": _arrows(state, p)},
         "arc": {"data": _arc(state, p)},
         "chosen": {"data": {"i": pairs, "w": wavelengths(D, p.base).tolist()}},

@@ -45,7 +45,7 @@ def _plane(q_circle, k_circle, arc, arrows):
     plane.scatter(x=[0.0], y=[0.0], size=4, color=INK)
     plane.xaxis.axis_label = "coordinate 2i − 1"
     plane.yaxis.axis_label = "coordinate 2i"
-    columns = [("x1", "coordinate 2i − 1", "num"), ("y1", "coordinate 2i", "num")]
+    columns = [("px", "coordinate 2i − 1", "num"), ("py", "coordinate 2i", "num")]
     data_table(plane, arrows, [("text", "arrow", "text"), *columns])
     return plane
 
@@ -70,7 +70,9 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     widgets = {key: widget(c, c.get(figure.state))[0] for key, c in figure.controls.items()}
     q_circle, k_circle = ColumnDataSource({"x": [], "y": []}), ColumnDataSource({"x": [], "y": []})
     arc = ColumnDataSource({"x": [], "y": [], "r": [], "start": [], "end": []})
-    arrows = ColumnDataSource({k: [] for k in ("x0", "y0", "x1", "y1", "color", "dash", "text")})
+    arrows = ColumnDataSource(
+        {k: [] for k in ("x0", "y0", "x1", "y1", "px", "py", "color", "dash", "text")}
+    )
     plane = _plane(q_circle, k_circle, arc, arrows)
     chosen, other = ColumnDataSource({"i": [], "w": []}), ColumnDataSource({"i": [], "w": []})
     here = ColumnDataSource({"i": [], "w": []})
@@ -80,7 +82,9 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     about = note(
         f"q and k: {D} numbers each, standard normal (numpy, seed {SEED}), standing in for one "
         "head's projected query and key. Scores are chapter 3's unscaled dot products. Solid "
-        "arrows: positions m and n; dashed: both moved by s. The dashed line on the right is the "
+        "arrows: positions m and n; dashed: both moved by s. Each arrow shows its pair's "
+        "direction at a length of its own (q outside, k inside), so none hides another; the "
+        "plot's data table has the pairs' coordinates. The dashed line on the right is the "
         "model's context length; the muted curve is the other base. The last digits of the "
         "difference can differ between browsers: it is rounding, and sine and cosine round "
         "differently in different maths libraries."

@@ -139,3 +139,30 @@ def test_a_pair_out_of_range_is_refused_and_the_last_drawing_kept():
     assert readouts(view) == before
     pair.value = 3
     assert messages(view) == []
+
+
+@given(
+    m=st.integers(0, fig.MAX_POSITION),
+    n=st.integers(0, fig.MAX_POSITION),
+    s=st.integers(0, fig.MAX_POSITION),
+    i=st.integers(1, fig.PAIRS),
+    model=st.sampled_from(list(fig.BASE_OPTIONS.values())),
+)
+def test_every_arrow_is_seen_and_no_two_heads_meet(m, n, s, i, model):
+    """At every state, each arrow is at least a third of the plane's radius long, points along
+    its pair, and no two arrowheads (nor the labels drawn at them) are closer than 0.15."""
+    state = fig.State(m, n, s, i, model)
+    arrows = fig.draw(state)["arrows"]["data"]
+    tips = np.column_stack([arrows["x1"], arrows["y1"]])
+    pairs = np.column_stack([arrows["px"], arrows["py"]])
+    assert (np.linalg.norm(tips, axis=1) >= 1 / 3).all()
+    directions = pairs / np.linalg.norm(pairs, axis=1, keepdims=True)
+    np.testing.assert_allclose(tips / np.linalg.norm(tips, axis=1, keepdims=True), directions)
+    gaps = np.linalg.norm(tips[:, None] - tips[None, :], axis=2) + np.eye(4)
+    assert gaps.min() >= 0.15, gaps
+
+
+def test_the_default_pair_was_too_short_to_see_when_drawn_at_its_length():
+    """Why the arrows are drawn at lengths of their own: pair 1 of the example query is a
+    small fraction of its typical length (a standard normal pair's is about 1.25)."""
+    assert np.linalg.norm(rotary.pair(Q, 1)) < 0.25
