@@ -157,13 +157,20 @@ def plot(title: str, height: int = 240, **kwargs) -> figure:
     return p
 
 
+# BokehJS draws a legend's labels as HTML in the legend's shadow root, where the colour
+# mapping of static/scheme.js (for canvases) does not reach: the labels take the page's text
+# colour, which follows the scheme, through an inherited custom property.
+LEGEND_CSS = ".bk-label { color: var(--ink-soft) !important; }"
+
+
 def legend_above(p: figure) -> None:
     """Move the plot's legend above its data, in one row: it never covers a bar or a line, at
     any width, and has no box of its own to stand out in the dark scheme."""
     legend = p.legend[0]
     legend.orientation = "horizontal"
     legend.label_text_font_size = "11px"
-    legend.label_text_color = INK
+    legend.label_text_color = INK  # on a canvas: the plot saved as an image
+    legend.stylesheets = [LEGEND_CSS]
     legend.padding, legend.spacing, legend.margin = 2, 8, 0
     legend.background_fill_alpha, legend.border_line_color = 0.0, None
     p.add_layout(legend, "above")

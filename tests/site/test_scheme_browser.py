@@ -11,6 +11,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from harness.dom import next_frame, wait_until
 from harness.site import POST2 as POST
+from harness.site import POST3
 
 pytestmark = pytest.mark.browser
 FIGURE = "cost"  # two line plots on a white background
@@ -167,3 +168,24 @@ def test_the_plot_colours_keep_their_contrast(live):
     light = contrast([255, 255, 255], hex_rgb("#7f2704"))
     dark = contrast(mapped["#ffffff"], mapped["#7f2704"])
     assert dark == pytest.approx(light, rel=0.03)
+
+
+# Every legend label's colour, as "rgb(r, g, b)": BokehJS draws them as HTML in shadow roots.
+LEGEND_LABELS = """() => harnessProbe.deepAll(".bk-Legend")
+  .flatMap((legend) => [...(legend.shadowRoot?.querySelectorAll(".bk-label") ?? [])])
+  .map((label) => [label.textContent, getComputedStyle(label).color])"""
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_legend_labels_can_be_read_in_either_scheme(live, scheme):
+    """A legend's labels are HTML, out of scheme.js's reach for canvases: they must take the
+    page's text colour, with AA contrast against the figure's surface."""
+    v = live(POST3)
+    v.page.emulate_media(color_scheme=scheme)
+    next_frame(v.page)
+    back = surface(v.page) if scheme == "dark" else [255, 255, 255]
+    labels = v.page.evaluate(LEGEND_LABELS)
+    assert labels, "no legend on the page"
+    for text, colour in labels:
+        rgb = [int(c) for c in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3]]
+        assert contrast(rgb, back) >= 4.5, f"legend label {text!r}: {colour} on {back}"
