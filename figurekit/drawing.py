@@ -29,6 +29,25 @@ def html(text: str) -> dict[str, str]:
     return {"object": text}
 
 
+def luminance(color: str) -> float:
+    """WCAG's relative luminance of a "#rrggbb" colour, 0 (black) to 1 (white)."""
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two "#rrggbb" colours, 1 to 21."""
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def text_on(fill: str) -> str:
+    """White or black, whichever reads better on ``fill`` (static/scheme.js keeps the ratio
+    of any two colours in the dark scheme, so the choice holds there too)."""
+    return "#ffffff" if contrast("#ffffff", fill) >= contrast("#000000", fill) else "#000000"
+
+
 def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
     """Readout rows as a definition list; each value is tagged ``data-readout=KEY`` for tests."""
     rows = "".join(

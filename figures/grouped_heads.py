@@ -43,6 +43,7 @@ from figurekit.drawing import (
     html,
     outline,
     readout_html,
+    text_on,
 )
 from formatting import bytes_text, integer, noise_text, percent
 
@@ -201,11 +202,13 @@ def stripes(heads: int, kv_heads: int) -> tuple[dict, dict]:
     }
     q_text = [f"q{h + 1}" for h in range(heads)] if heads <= LABELLED else []
     kv_text = [f"kv{g + 1}" for g in range(kv_heads)] if kv_heads <= LABELLED else []
+    fills = quads["color"][: len(q_text)] + quads["color"][heads : heads + len(kv_text)]
     labels = {
         "x": [h + 0.5 for h in range(len(q_text))]
         + [(g + 0.5) * group for g in range(len(kv_text))],
         "y": [1.75] * len(q_text) + [0.5] * len(kv_text),
         "text": q_text + kv_text,
+        "color": [text_on(fill) for fill in fills],
     }
     return quads, labels
 

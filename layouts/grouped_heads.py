@@ -16,7 +16,7 @@ LOOK = {"head-layout": {"width": 260}, "k-v-heads": {"width": 110}}
 
 
 def _stripe_plot(quads: ColumnDataSource, labels: ColumnDataSource):
-    p = plot("query heads (top), coloured by the K/V head they read (bottom)", height=220)
+    p = plot("query heads (top), each coloured as its K/V head", height=220)
     p.x_range, p.y_range = Range1d(0, TOY.heads), Range1d(-0.1, 2.35)
     p.quad(left="left", right="right", bottom="bottom", top="top", color="color", source=quads)
     p.text(
@@ -27,7 +27,7 @@ def _stripe_plot(quads: ColumnDataSource, labels: ColumnDataSource):
         text_align="center",
         text_baseline="middle",
         text_font_size="10px",
-        text_color="#ffffff",
+        text_color="color",
     )
     p.yaxis.ticker = FixedTicker(ticks=[0.5, 1.75])
     p.yaxis.major_label_overrides = {0.5: "K/V heads", 1.75: "query heads"}
@@ -48,12 +48,12 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     }
     actions = {key: action_button(a) for key, a in figure.actions.items()}
     quads = ColumnDataSource({"left": [], "right": [], "bottom": [], "top": [], "color": []})
-    labels = ColumnDataSource({"x": [], "y": [], "text": []})
+    labels = ColumnDataSource({"x": [], "y": [], "text": [], "color": []})
     stripe_plot = _stripe_plot(quads, labels)
     start = bars(TOY, TOY.kv_heads)
     cache = ColumnDataSource(start)
     cache_plot = bar_chart(
-        "K/V cache per token, at each allowed number of K/V heads",
+        "K/V cache per token, by K/V heads",
         cache,
         start["label"],
         "bytes",

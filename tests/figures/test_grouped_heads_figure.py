@@ -8,6 +8,7 @@ from attention import grouped as gq
 from attention.fixtures import book_inputs
 from attention.heads import multihead_split
 from attention.models import LLAMA2_7B, LLAMA2_70B, MISTRAL_7B
+from figurekit.drawing import contrast
 from figures import grouped_heads as fig
 from formatting import bytes_text, integer, noise_text, percent
 from tests.figures.probe import driven, messages, readouts, widgets
@@ -112,3 +113,11 @@ def test_bad_counts_give_a_message_and_keep_the_last_drawing(bad):
 def test_a_non_divisor_message_names_the_divisors():
     with pytest.raises(ValueError, match=r"can be one of \[1, 2, 4, 8, 16, 32\]"):
         fig.readouts(fig.State(MISTRAL_7B.name, 5))
+
+
+@pytest.mark.parametrize("kv_heads", [1, 2, 4, 8])
+def test_every_stripe_label_reads_on_its_stripe(kv_heads):
+    quads, labels = fig.stripes(fig.TOY.heads, kv_heads)
+    fill_of = dict(zip(quads["head"], quads["color"], strict=True))
+    for text, color in zip(labels["text"], labels["color"], strict=True):
+        assert contrast(color, fill_of[text]) >= 4.5, (text, color, fill_of[text])
