@@ -57,6 +57,26 @@ def readout_html(items: Sequence[tuple[str, str, str]]) -> str:
     return f'<dl class="readout">{rows}</dl>'
 
 
+def readout_table_html(
+    corner: str, columns: Sequence[str], rows: Sequence[tuple[str, Sequence[tuple[str, str]]]]
+) -> str:
+    """Readouts that compare several things by the same quantities, as a table: one row per
+    thing (its name, then ``(key, value)`` per column), one column per quantity. Each value is
+    tagged ``data-readout=KEY``, as ``readout_html``'s are; the table scrolls in its own box
+    on a narrow screen."""
+    head = "".join(f'<th scope="col">{escape(c)}</th>' for c in (corner, *columns))
+    body = "".join(
+        f'<tr><th scope="row">{escape(name)}</th>'
+        + "".join(f'<td data-readout="{key}">{escape(value)}</td>' for key, value in cells)
+        + "</tr>"
+        for name, cells in rows
+    )
+    return (
+        f'<div class="readout-table" role="region" tabindex="0" aria-label="{escape(corner)}">'
+        f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
 def message_html(text: str = "", kind: str = "warning") -> str:
     """A message shown on the figure (empty string hides it)."""
     if not text:

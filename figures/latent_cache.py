@@ -21,7 +21,16 @@ from attention.latent import (
 )
 from attention.models import DEEPSEEK_V2
 from figurekit.controls import Choice, Clicks, Slider
-from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html, readout_html
+from figurekit.drawing import (
+    ACCENT,
+    INK,
+    MUTED,
+    TOKEN_COLORS,
+    Drawing,
+    html,
+    readout_html,
+    readout_table_html,
+)
 from formatting import bytes_text, integer, noise_text, num, percent
 
 TITLE = "What one token leaves in the cache"
@@ -76,8 +85,13 @@ def tiny_gap(state: State) -> float:
     return tiny_gaps(state.seed)[LATENT_WIDTHS.index(state.tiny_latent)]
 
 
+# The quantities the readout's table compares for each kind of cache, by key suffix.
+QUANTITIES = ("layer", "token", "context", "ratio")
+
+
 def readouts(state: State) -> list[tuple[str, str, str]]:
-    """Per kind: numbers per token and layer, bytes per token, over the context, share of MHA."""
+    """Per kind: numbers per token and layer, bytes per token, over the context, share of MHA;
+    then what MLA equals and the tiny layer's gap."""
     rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
     layers, tokens = DEEPSEEK_V2.layers, integer(state.context)
     items = []
@@ -113,6 +127,29 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     return items
 
 
+def readout(state: State) -> str:
+    """The readouts as the reader sees them: the caches compared in a table, kind by
+    quantity, then the rest as a list."""
+    rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
+    values = {key: value for key, _, value in readouts(state)}
+    columns = [
+        "numbers per token, one layer",
+        f"bytes per token, {DEEPSEEK_V2.layers} layers",
+        f"bytes for {integer(state.context)} tokens",
+        "share of MHA's cache",
+    ]
+    table = readout_table_html(
+        "cache",
+        columns,
+        [
+            (row.label, [(f"{row.kind}-{q}", values[f"{row.kind}-{q}"]) for q in QUANTITIES])
+            for row in rows
+        ],
+    )
+    tabled = {f"{row.kind}-{q}" for row in rows for q in QUANTITIES}
+    return table + readout_html([item for item in readouts(state) if item[0] not in tabled])
+
+
 def _cache_columns(state: State) -> dict:
     rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
     return {
@@ -139,5 +176,5 @@ def draw(state: State) -> Drawing:
     return {
         "cache": {"data": cache},
         "gaps": {"data": gaps},
-        "readout": html(readout_html(readouts(state))),
+        "readout": html(readout(state)),
     }

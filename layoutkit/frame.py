@@ -17,6 +17,14 @@ PANE_CSS = """
 .readout dt { color: var(--muted, #64748b); font-size: 0.75rem; }
 .readout dd { margin: 0; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
   font-variant-numeric: tabular-nums; }
+.readout-table { overflow-x: auto; margin: 0 0 0.5rem; }
+.readout-table table { border-collapse: collapse; font: 0.85rem/1.4 system-ui, sans-serif; }
+.readout-table th, .readout-table td { padding: 0.15rem 0.75rem 0.15rem 0; text-align: right;
+  white-space: nowrap; border-bottom: 1px solid var(--rule, #e5e7eb); }
+.readout-table th:first-child { text-align: left; }
+.readout-table thead th { color: var(--muted, #64748b); font-size: 0.75rem; font-weight: normal; }
+.readout-table td { font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  font-variant-numeric: tabular-nums; }
 .fig-message { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border-radius: 4px;
   font: 0.85rem/1.4 system-ui, sans-serif; }
 .fig-message-warning { background: light-dark(#fef3c7, #3a2a06);

@@ -3,7 +3,16 @@ reads on a fill."""
 
 import pytest
 
-from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, contrast, luminance, text_on
+from figurekit.drawing import (
+    ACCENT,
+    INK,
+    MUTED,
+    TOKEN_COLORS,
+    contrast,
+    luminance,
+    readout_table_html,
+    text_on,
+)
 
 
 def test_luminance_and_contrast_are_wcags():
@@ -21,3 +30,12 @@ def test_white_on_the_orange_fill_did_not():
     """Why labels choose their colour: white on the second token colour is about 2:1."""
     assert contrast("#ffffff", TOKEN_COLORS[1]) < 3
     assert text_on(TOKEN_COLORS[1]) == "#000000"
+
+
+def test_a_readout_table_has_a_header_for_every_cell_and_tags_each_value():
+    html = readout_table_html(
+        "cache", ["bytes", "share"], [("MHA", [("mha-b", "2 KiB"), ("mha-s", "100%")])]
+    )
+    assert '<th scope="col">cache</th><th scope="col">bytes</th><th scope="col">share</th>' in html
+    assert '<tr><th scope="row">MHA</th><td data-readout="mha-b">2 KiB</td>' in html
+    assert 'role="region" tabindex="0" aria-label="cache"' in html  # scrolls, by keyboard too

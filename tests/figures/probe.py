@@ -16,7 +16,7 @@ from figurekit.controls import Control
 from figurekit.drawing import Drawing
 from figurekit.figure import Figure
 
-_READOUT = re.compile(r'<dd data-readout="([^"]+)">(.*?)</dd>', re.S)
+_READOUT = re.compile(r'<(?:dd|td) data-readout="([^"]+)">(.*?)</(?:dd|td)>', re.S)
 _MESSAGE = re.compile(r'<p class="fig-message[^"]*"[^>]*>(.*?)</p>', re.S)
 
 

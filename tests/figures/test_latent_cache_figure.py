@@ -1,5 +1,8 @@
 """The latent-cache figure in CPython: DeepSeek-V2's cache four ways, and the tiny layer's gap."""
 
+import re
+from html import unescape
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -159,3 +162,19 @@ def test_mla_at_deepseek_v2s_sizes_is_under_one_fiftieth_of_mha():
     assert rows["mla"].of_mha == (ds.kv_latent + ds.rope_head_dim) / (2 * ds.heads * ds.head_dim)
     assert rows["mla"].of_mha < 1 / 50
     assert shown(latent_cache.DEFAULT)["mla-ratio"] == percent(rows["mla"].of_mha, 2)
+
+
+def test_the_caches_are_compared_in_a_table_kind_by_quantity():
+    """One row per kind of cache, one column per quantity, each cell the readout of that key;
+    the rest as a list below."""
+    state = latent_cache.DEFAULT
+    html = unescape(latent_cache.readout(state))
+    rows = re.findall(r'<tr><th scope="row">([^<]+)</th>(.*?)</tr>', html)
+    kinds = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
+    assert [label for label, _ in rows] == [row.label for row in kinds]
+    values = {key: value for key, _, value in latent_cache.readouts(state)}
+    for row, (_, cells) in zip(kinds, rows, strict=True):
+        keys = re.findall(r'<td data-readout="([^"]+)">', cells)
+        assert keys == [f"{row.kind}-{q}" for q in latent_cache.QUANTITIES]
+        assert re.findall(r"<td[^>]*>([^<]*)</td>", cells) == [values[k] for k in keys]
+    assert '<dd data-readout="groups-equal">' in html

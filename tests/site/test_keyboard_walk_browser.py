@@ -3,9 +3,9 @@ every control, each is operated from the keyboard as its kind is (arrow keys on 
 radio group, Space on a toggle, Enter on a button, arrows and typing in a number box, typing
 in a text box, an arrow in a select) and it takes the keys (its value, choice or pressed
 state changes); the figure answers in words (a readout changes, or the message of a refused
-entry), and "Reset" brings the defaults back. The figure's
-own link, its source's disclosure and its scrollable code are Tab stops too, and its "Try it"
-opens the figure's cell in an editor, left with Escape then Tab. The focus is always visible,
+entry), and "Reset" brings the defaults back. The figure's own link, its source's disclosure,
+its scrollable code and tables are Tab stops too, and its "Try it" opens the figure's cell in an
+editor, left with Escape then Tab. The focus is always visible,
 and Tab leaves the figure in the end (no trap).
 
 After each key the walk reads the figure once its worker has answered every change the page
@@ -67,6 +67,7 @@ FOCUS = """(fig) => {
   else if (el?.dataset?.view) kind = `view-${el.dataset.view}`;
   else if (el?.tagName === "SUMMARY") kind = "summary";
   else if (el?.tagName === "PRE") kind = "code";
+  else if (el?.getAttribute("role") === "region") kind = "region";  // a box that scrolls
   else if (el?.tagName === "A") kind = "link";
   else if (el?.tagName === "BUTTON") kind = "button";
   const name = el?.getAttribute("aria-label") || el?.textContent?.trim().slice(0, 40) || "";
@@ -186,7 +187,7 @@ def walk_figure(page, figure_id: str) -> None:
         where = f"{figure_id}: {at['kind']} {at['name']!r} ({at['what']})"
         assert at["visible"], f"{where}: the focus is not visible"
         kind = at["kind"]
-        if kind in ("link", "code", "summary", "other"):
+        if kind in ("link", "code", "region", "summary", "other"):
             assert kind != "other", f"{where}: a Tab stop of no known kind"
             if kind == "summary":  # a disclosure (the plots' data, the source) opens on Enter
                 page.keyboard.press("Enter")
