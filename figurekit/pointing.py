@@ -115,7 +115,8 @@ def grid_cell(
 
 
 def terms_table(left: Sequence[float], right: Sequence[float], products, total: float) -> str:
-    """A dot product written out: one ``a × b = ab`` line per term, then the sum."""
+    """A dot product written out: one ``a × b = ab`` line per term, then the sum. The table
+    only lines the terms up (role presentation): it is read line by line, as the sum is."""
     rows = "".join(
         f"<tr><td>{num(a, 2)}</td><td>×</td><td>{num(b, 2)}</td><td>=</td><td>{num(p)}</td></tr>"
         for a, b, p in zip(left, right, products, strict=True)
@@ -123,7 +124,7 @@ def terms_table(left: Sequence[float], right: Sequence[float], products, total: 
     total_row = f'<tr class="s33-sum"><td colspan="4">sum</td><td>{num(total)}</td></tr>'
     line = " + ".join(num(p) for p in products) + f" = {num(total)}"
     return (
-        f'<table class="s33-terms">{rows}{total_row}</table>'
+        f'<table class="s33-terms" role="presentation">{rows}{total_row}</table>'
         f'<p class="s33-line" data-sum-line>{escape(line)}</p>'
     )
 

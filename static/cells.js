@@ -393,9 +393,9 @@
     cell.code = saved && saved.original === cell.original ? saved.code : cell.original;
     if (cell.code !== cell.original) cell.pre.firstElementChild.textContent = cell.code;
     markEdited(cell);
+    // The code block stays what it shows (a button's name would have to contain the code);
+    // focusing it opens the editor, whose own name says what it is and how to leave.
     cell.pre.tabIndex = 0;
-    cell.pre.setAttribute("role", "button");
-    cell.pre.setAttribute("aria-label", `Edit the Python code of ${cell.label}`);
     cell.pre.addEventListener("focus", () => edit(cell, { focus: true }));
     cell.run.addEventListener("click", () => run(cell));
     cell.stop.addEventListener("click", () => stop(cell));

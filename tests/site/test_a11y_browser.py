@@ -21,8 +21,11 @@ pytestmark = pytest.mark.browser
 FOCUSABLE = "select, input, button, [role=slider], [tabindex='0']"
 
 
-# The rule set of issue 20: WCAG 2.0, 2.1 and 2.2 at A and AA, and axe's best practices.
+# The rule set of issue 20: WCAG 2.0, 2.1 and 2.2 at A and AA, and axe's best practices; and two
+# rules axe still calls experimental, which a Lighthouse audit found broken: a control's name
+# contains its visible text, and every data cell of a data table has a header.
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+AXE_EXPERIMENTAL = ["label-content-name-mismatch", "td-has-header"]
 # A desktop window and a phone's, in both colour schemes: what is a violation can differ with
 # either (a code block scrolls only on a phone, contrast differs with the scheme).
 WIDTHS = {1280: 900, 390: 844}
@@ -35,10 +38,12 @@ def violations(page, axe_source: str) -> list[str]:
     # scripts, as add_script_tag would need) does not apply to the test's own script.
     page.evaluate(axe_source)
     found = page.evaluate(
-        """async (tags) => (await axe.run(document, {
-            runOnly: {type: "tag", values: tags}, resultTypes: ["violations"]})).violations
+        """async ([tags, extra]) => (await axe.run(document, {
+            runOnly: {type: "tag", values: tags},
+            rules: Object.fromEntries(extra.map((rule) => [rule, {enabled: true}])),
+            resultTypes: ["violations"]})).violations
           .map((v) => [v.id, v.impact, v.nodes.map((n) => n.target.flat().join(" "))])""",
-        AXE_TAGS,
+        [AXE_TAGS, AXE_EXPERIMENTAL],
     )
     return [
         f"{rule} ({impact}) x{len(nodes)}: {' | '.join(nodes[:4])}" for rule, impact, nodes in found
