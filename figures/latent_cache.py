@@ -133,10 +133,10 @@ def readout(state: State) -> str:
     rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
     values = {key: value for key, _, value in readouts(state)}
     columns = [
-        "numbers per token, one layer",
+        "numbers per token and layer",
         f"bytes per token, {DEEPSEEK_V2.layers} layers",
         f"bytes for {integer(state.context)} tokens",
-        "share of MHA's cache",
+        "share of MHA's",
     ]
     table = readout_table_html(
         "cache",

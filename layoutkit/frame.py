@@ -19,9 +19,10 @@ PANE_CSS = """
   font-variant-numeric: tabular-nums; }
 .readout-table { overflow-x: auto; margin: 0 0 0.5rem; }
 .readout-table table { border-collapse: collapse; font: 0.85rem/1.4 system-ui, sans-serif; }
-.readout-table th, .readout-table td { padding: 0.15rem 0.75rem 0.15rem 0; text-align: right;
-  white-space: nowrap; border-bottom: 1px solid var(--rule, #e5e7eb); }
-.readout-table th:first-child { text-align: left; }
+.readout-table th, .readout-table td { padding: 0.15rem 0 0.15rem 0.75rem; text-align: right;
+  vertical-align: bottom; border-bottom: 1px solid var(--rule, #e5e7eb); }
+.readout-table th:first-child { text-align: left; padding-left: 0; }
+.readout-table td { white-space: nowrap; }
 .readout-table thead th { color: var(--muted, #64748b); font-size: 0.75rem; font-weight: normal; }
 .readout-table td { font-family: ui-monospace, "DejaVu Sans Mono", monospace;
   font-variant-numeric: tabular-nums; }

@@ -43,7 +43,7 @@ def _cache_plot(source: ColumnDataSource):
     p.add_layout(card)
     p.y_range = Range1d(BYTES_FLOOR, 8e12)
     p.xgrid.visible = False
-    p.yaxis.axis_label = f"bytes over T tokens (dashed: one {CARD_GIB} GiB card)"
+    p.yaxis.axis_label = f"bytes for T tokens (dashed: {CARD_GIB} GiB)"
     data_table(p, source, [("label", "cache", "text"), ("text", "bytes over T tokens", "text")])
     return p
 
