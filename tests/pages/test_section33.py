@@ -89,7 +89,8 @@ def test_each_term_has_one_tooltip_and_every_link_lands_on_an_entry(html):
 
 def test_reading_order_and_navigation():
     order = [p.__name__ for p in pages.posts()]
-    assert order.index("pages.section33") < order.index("pages.post1")
+    # Post 1 opens the series; this page works its section through by hand, before post 2.
+    assert order == ["pages.post1", "pages.section33", "pages.post2", "pages.post3"]
     index = render(home)
     assert f'href="/{section33.SLUG}/"' in index
     page = render(section33)
