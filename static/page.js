@@ -566,8 +566,9 @@
       button.textContent = "Load live figures";
       const status = fig.querySelector(".fig-status");
       status.textContent =
-        "Pre-rendered: these are the real default numbers. Your browser asks to save data, so " +
-        "the live figures (several megabytes) load when you use a control, or now:";
+        "Pre-rendered: the default numbers as computed when this page was built. Your browser " +
+        "asks to save data, so the live figures (several megabytes) load when you use a " +
+        "control, or now:";
       status.append(" ", button);
       const slot = document.getElementById(`fig-${fig.dataset.figure}`) ?? fig;
       // A control used by pointer, keyboard or assistive technology (which sets its value).
