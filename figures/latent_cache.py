@@ -20,17 +20,9 @@ from attention.latent import (
     tiny_gaps,
 )
 from attention.models import DEEPSEEK_V2
+from figurekit import drawing
 from figurekit.controls import Choice, Clicks, Slider
-from figurekit.drawing import (
-    ACCENT,
-    INK,
-    MUTED,
-    TOKEN_COLORS,
-    Drawing,
-    html,
-    readout_html,
-    readout_table_html,
-)
+from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html, readout_html
 from formatting import bytes_text, integer, noise_text, num, percent
 
 TITLE = "What one token leaves in the cache"
@@ -138,7 +130,7 @@ def readout(state: State) -> str:
         f"bytes for {integer(state.context)} tokens",
         "share of MHA's",
     ]
-    table = readout_table_html(
+    table = drawing.readout_table_html(
         "cache",
         columns,
         [

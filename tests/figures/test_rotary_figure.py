@@ -14,6 +14,15 @@ from tests.figures.probe import driven, messages, readouts, widgets
 from tests.strategies import examples
 
 Q, K = rotary.example_query_key(LLAMA3_8B.head_dim, fig.SEED)
+# Every state the controls can reach.
+STATES = st.builds(
+    fig.State,
+    m=st.integers(0, fig.MAX_POSITION),
+    n=st.integers(0, fig.MAX_POSITION),
+    s=st.integers(0, fig.MAX_POSITION),
+    i=st.integers(1, fig.PAIRS),
+    model=st.sampled_from(list(fig.BASE_OPTIONS.values())),
+)
 
 
 def shown(state: fig.State) -> dict[str, str]:
@@ -112,15 +121,8 @@ def test_the_view_shows_its_readouts_for_several_states():
 
 
 @settings(max_examples=examples(40), deadline=None)
-@given(
-    m=st.integers(0, fig.MAX_POSITION),
-    n=st.integers(0, fig.MAX_POSITION),
-    s=st.integers(0, fig.MAX_POSITION),
-    i=st.integers(1, fig.PAIRS),
-    model=st.sampled_from(list(fig.BASE_OPTIONS.values())),
-)
-def test_every_state_reads_the_core(m, n, s, i, model):
-    state = fig.State(m, n, s, i, model)
+@given(state=STATES)
+def test_every_state_reads_the_core(state):
     got = shown(state)
     want = expected(state)
     assert {k: got[k] for k in want} == want
@@ -141,17 +143,10 @@ def test_a_pair_out_of_range_is_refused_and_the_last_drawing_kept():
     assert messages(view) == []
 
 
-@given(
-    m=st.integers(0, fig.MAX_POSITION),
-    n=st.integers(0, fig.MAX_POSITION),
-    s=st.integers(0, fig.MAX_POSITION),
-    i=st.integers(1, fig.PAIRS),
-    model=st.sampled_from(list(fig.BASE_OPTIONS.values())),
-)
-def test_every_arrow_is_seen_and_no_two_heads_meet(m, n, s, i, model):
+@given(state=STATES)
+def test_every_arrow_is_seen_and_no_two_heads_meet(state):
     """At every state, each arrow is at least a third of the plane's radius long, points along
     its pair, and no two arrowheads (nor the labels drawn at them) are closer than 0.15."""
-    state = fig.State(m, n, s, i, model)
     arrows = fig.draw(state)["arrows"]["data"]
     tips = np.column_stack([arrows["x1"], arrows["y1"]])
     pairs = np.column_stack([arrows["px"], arrows["py"]])
