@@ -84,6 +84,12 @@ def message_html(text: str = "", kind: str = "warning") -> str:
     return f'<p class="fig-message fig-message-{kind}" role="alert">{escape(text)}</p>'
 
 
+# Where a heatmap's cells take white text: from this share of the colour scale on (the 196th of
+# the palette's 256 colours, pale to dark; layoutkit.plots.HEAT), black below it. Either way the
+# text has AA contrast with its cell, 4.6:1 at worst, which a test checks colour by colour.
+WHITE_TEXT_FROM = 196 / 256
+
+
 def heatmap_data(
     values: np.ndarray,
     text: Sequence[str],
@@ -96,7 +102,7 @@ def heatmap_data(
     """The source columns for a (rows, cols) grid of ``values``, row-major like ``text``.
 
     NaN cells are drawn blank. ``low``/``high`` are the colour scale's ends, used here only to
-    choose white text on the darker half of the scale.
+    choose each cell's text colour: black on the paler part of the scale, white on the darker.
     """
     n_rows, n_cols = values.shape
     flat = values.ravel()
@@ -104,14 +110,14 @@ def heatmap_data(
     lo = low if low is not None else (float(finite.min()) if finite.size else 0.0)
     hi = high if high is not None else (float(finite.max()) if finite.size else 1.0)
     span = hi - lo if hi > lo else 1.0
-    dark = np.isfinite(flat) & ((flat - lo) / span > 0.55)
+    dark = np.isfinite(flat) & ((flat - lo) / span >= WHITE_TEXT_FROM)
     n = n_rows * n_cols
     return {
         "x": np.tile(np.arange(n_cols) + 0.5, n_rows),
         "y": np.repeat(n_rows - 0.5 - np.arange(n_rows), n_cols),
         "value": flat.astype(np.float64),
         "text": list(text),
-        "text_color": ["#ffffff" if d else INK for d in dark],
+        "text_color": ["#ffffff" if d else "#000000" for d in dark],
         "font_style": ["bold" if b else "normal" for b in (bold or [False] * n)],
         "edge": list(edge or ["#ffffff"] * n),
         "edge_width": list(edge_width or [1.0] * n),

@@ -1,6 +1,7 @@
 """Colour arithmetic the figures share: WCAG's luminance and contrast, and the text colour that
 reads on a fill."""
 
+import numpy as np
 import pytest
 
 from figurekit.drawing import (
@@ -9,6 +10,7 @@ from figurekit.drawing import (
     MUTED,
     TOKEN_COLORS,
     contrast,
+    heatmap_data,
     luminance,
     readout_table_html,
     text_on,
@@ -39,3 +41,15 @@ def test_a_readout_table_has_a_header_for_every_cell_and_tags_each_value():
     assert '<th scope="col">cache</th><th scope="col">bytes</th><th scope="col">share</th>' in html
     assert '<tr><th scope="row">MHA</th><td data-readout="mha-b">2 KiB</td>' in html
     assert 'role="region" tabindex="0" aria-label="cache"' in html  # scrolls, by keyboard too
+
+
+def test_every_heatmap_cell_label_reads_on_its_colour():
+    """A cell of value v takes the palette's colour at index floor(v * 256) (BokehJS's linear
+    mapper over 0..1); its label, black or white by heatmap_data's choice, meets AA there."""
+    from layoutkit.plots import HEAT
+
+    assert len(HEAT) == 256
+    values = (np.arange(256) + 0.5) / 256  # one value inside each colour's stretch
+    data = heatmap_data(values.reshape(16, 16), [""] * 256, low=0.0, high=1.0)
+    for index, text in enumerate(data["text_color"]):
+        assert contrast(text, HEAT[index]) >= 4.5, (index, HEAT[index], text)
