@@ -123,7 +123,8 @@ def readout(state: State) -> str:
     """The readouts as the reader sees them: the caches compared in a table, kind by
     quantity, then the rest as a list."""
     rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
-    values = {key: value for key, _, value in readouts(state)}
+    items = readouts(state)
+    values = {key: value for key, _, value in items}
     columns = [
         "numbers per token and layer",
         f"bytes per token, {DEEPSEEK_V2.layers} layers",
@@ -139,7 +140,7 @@ def readout(state: State) -> str:
         ],
     )
     tabled = {f"{row.kind}-{q}" for row in rows for q in QUANTITIES}
-    return table + readout_html([item for item in readouts(state) if item[0] not in tabled])
+    return table + readout_html([item for item in items if item[0] not in tabled])
 
 
 def _cache_columns(state: State) -> dict:

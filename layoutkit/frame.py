@@ -22,9 +22,8 @@ PANE_CSS = """
 .readout-table th, .readout-table td { padding: 0.15rem 0 0.15rem 0.75rem; text-align: right;
   vertical-align: bottom; border-bottom: 1px solid var(--rule, #e5e7eb); }
 .readout-table th:first-child { text-align: left; padding-left: 0; }
-.readout-table td { white-space: nowrap; }
 .readout-table thead th { color: var(--muted, #64748b); font-size: 0.75rem; font-weight: normal; }
-.readout-table td { font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+.readout-table td { white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
   font-variant-numeric: tabular-nums; }
 .fig-message { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border-radius: 4px;
   font: 0.85rem/1.4 system-ui, sans-serif; }
