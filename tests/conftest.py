@@ -36,8 +36,9 @@ settings.load_profile("project")
 # tier: the site built whole (tests/site/conftest.py), a browser or the runtime's cache (below).
 # In the whole suite these run in the one "site" worker (in_site_worker says which).
 SITE_FIXTURES = {"site", "browser", "cache"}
-# Slow too: a Jupyter kernel in a Python environment of its own (tests/site/test_notebooks.py).
-SLOW_FIXTURES = SITE_FIXTURES | {"kernel"}
+# Slow too: a Jupyter kernel in a Python environment of its own (tests/site/test_notebooks.py),
+# and the other engines (tests/site/test_engines.py), which run beside the "site" worker.
+SLOW_FIXTURES = SITE_FIXTURES | {"kernel", "engine"}
 
 
 def pytest_addoption(parser):

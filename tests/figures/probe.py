@@ -100,7 +100,51 @@ def _html(view) -> str:
 
 def readouts(view) -> dict[str, str]:
     """Every ``data-readout`` value shown, by key."""
-    return {k: html.unescape(v) for k, v in _READOUT.findall(_html(view))}
+    return readouts_in(_html(view))
+
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def rounding_keys(figure_id: str) -> frozenset[str]:
+    """The readouts a figure declares as printing float64 rounding itself (its ROUNDING)."""
+    return getattr(figures.module(figure_id), "ROUNDING", frozenset())
+
+
+def agree(figure_id: str, page: dict[str, str], python: dict[str, str]) -> None:
+    """The page's readouts are CPython's: exactly, or to 1e-9 where rounding is printed (the
+    maths library of the reader's Python rounds the last digits its own way)."""
+    rounding = rounding_keys(figure_id)
+    assert page.keys() == python.keys()
+    exact = {k: v for k, v in page.items() if k not in rounding}
+    assert exact == {k: v for k, v in python.items() if k not in rounding}
+    for key in rounding & page.keys():
+        ours, theirs = NUMBER.findall(page[key]), NUMBER.findall(python[key])
+        assert len(ours) == len(theirs), (key, page[key], python[key])
+        assert all(abs(float(a) - float(b)) <= 1e-9 for a, b in zip(ours, theirs, strict=True)), key
+
+
+def same_but_rounding(figure_id: str, page_html: str, python_html: str) -> bool:
+    """Whether two drawings of a figure's HTML pane differ only where ``agree`` allows."""
+    rounding = rounding_keys(figure_id)
+
+    def skeleton(text: str) -> str:
+        return _READOUT.sub(
+            lambda m: m.group(0) if m.group(1) not in rounding else m.group(1), text
+        )
+
+    if skeleton(page_html) != skeleton(python_html):
+        return False
+    try:
+        agree(figure_id, readouts_in(page_html), readouts_in(python_html))
+    except AssertionError:
+        return False
+    return True
+
+
+def readouts_in(text: str) -> dict[str, str]:
+    """Every ``data-readout`` value in one pane's HTML, by key."""
+    return {k: html.unescape(v) for k, v in _READOUT.findall(text)}
 
 
 def messages(view) -> list[str]:

@@ -9,7 +9,6 @@ those a figure declares as printing float64 rounding itself (its ROUNDING keys),
 must agree to 1e-9.
 """
 
-import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -19,7 +18,7 @@ from figures import module
 from harness.dom import wait_until
 from harness.site import POST3
 from pages import placed_figures, post3
-from tests.figures.probe import driven, readouts
+from tests.figures.probe import agree, driven, readouts
 
 pytestmark = pytest.mark.browser
 FIGURES = placed_figures(post3.TEMPLATE)
@@ -44,21 +43,6 @@ def test_the_page_places_six_figures_and_goes_live(live3):
 
 def shown(v, figure_id: str) -> dict[str, str]:
     return v.readouts(figure_id)
-
-
-NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?")
-
-
-def agree(figure_id: str, page: dict[str, str], python: dict[str, str]) -> None:
-    """The page's readouts are CPython's: exactly, or to 1e-9 where rounding is printed."""
-    rounding = getattr(module(figure_id), "ROUNDING", frozenset())
-    assert page.keys() == python.keys()
-    exact = {k: v for k, v in page.items() if k not in rounding}
-    assert exact == {k: v for k, v in python.items() if k not in rounding}
-    for key in rounding & page.keys():
-        ours, theirs = NUMBER.findall(page[key]), NUMBER.findall(python[key])
-        assert len(ours) == len(theirs), (key, page[key], python[key])
-        assert all(abs(float(a) - float(b)) <= 1e-9 for a, b in zip(ours, theirs, strict=True)), key
 
 
 def cpython(figure_id: str, params: dict[str, str]) -> dict[str, str]:

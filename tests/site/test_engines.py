@@ -1,0 +1,317 @@
+"""The engine tier: the site in Firefox (Debian's ESR, over WebDriver BiDi) and WebKitGTK
+(Safari's engine), beside the Chromium suite, which stays the main one.
+
+In each engine, each page with figures is opened once (``engine_page``) and checked as a
+reader would find it: it goes live, and by which start; moving one control of each figure
+changes the figure's models to what CPython's worker code computes for that change; a code
+cell's output is CPython's; no error, no request outside the site; and the styles the engine
+keeps are the ones the stylesheet declares (a declaration an engine rejects is dropped from
+its rule, which is how a reader would have found it).
+"""
+
+import html
+import json
+import math
+import re
+import time
+from urllib.parse import urlsplit
+
+import pytest
+
+from harness import engines
+from harness.site import POST1, WITH_FIGURES, has_figures
+from sitebuild.cache import PROJECT_ROOT
+from tests.figures.probe import same_but_rounding
+from tests.site.test_cells_browser import in_cpython
+from worker import live
+
+# The start each engine takes. WebKit cannot restore the memory snapshot: its wasm function
+# table does not keep a function's identity, which the relinking relies on
+# (static/restore.js), so the page falls back by itself to the ordinary start.
+START = {"firefox": "snapshot", "webkit": "ordinary"}
+ENDED = ("live", "failed", "outdated")
+
+pytestmark = pytest.mark.xdist_group("engines")
+
+
+@pytest.fixture(scope="session", params=engines.ENGINES)
+def engine(request):
+    launched = engines.launch(request.param, PROJECT_ROOT / ".cache")
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="session")
+def engine_pages(engine, server_url):
+    """``open(path)``: the engine's page at ``path``, once per engine, live where it has
+    figures (WebKit has one window: a page opened there replaces the one before)."""
+    opened: dict[str, engines.Tab] = {}
+
+    def open_page(path: str) -> engines.Tab:
+        if path not in opened:
+            if engine.name == "webkit":
+                opened.clear()
+            tab = opened[path] = engine.open(server_url + path)
+            if has_figures(path):
+                tab.wait(
+                    "(ended) => ended.includes(document.documentElement.dataset.figures)", ENDED
+                )
+        return opened[path]
+
+    return open_page
+
+
+def test_every_page_goes_live_by_its_engines_start(engine, engine_pages):
+    for path in WITH_FIGURES:
+        tab = engine_pages(path)
+        shown = tab.evaluate(
+            "() => [document.documentElement.dataset.figures,"
+            " document.documentElement.dataset.start]"
+        )
+        assert shown == ["live", START[engine.name]], (engine.name, path, shown)
+
+
+# -- one control of each figure, moved
+
+# The first control of a figure that can be moved to another value (its model changed as the
+# reader's input changes it): a choice to another option, a switch flipped, a slider to its
+# other end, a number box one up (or down, at its top). Returns {key, raw} (the model's new
+# value), or null.
+MOVE = """(figureId) => {
+  const wiring = JSON.parse(document.getElementById("prerender").textContent)[figureId].wiring;
+  const root = [...Bokeh.index].map((view) => view.model).find((m) => m.name === figureId);
+  for (const [key, c] of Object.entries(wiring.controls)) {
+    const model = root.document.get_model_by_id(c.id);
+    const now = model[c.prop];
+    let raw;
+    if (model.disabled || c.prop === "clicks") continue;
+    if (c.raws) raw = c.raws.find((r) => JSON.stringify(r) !== JSON.stringify(now));
+    else if (typeof now === "boolean") raw = !now;
+    else if (typeof model.end === "number") raw = now === model.end ? model.start : model.end;
+    else if (typeof now === "number") raw = now < (model.high ?? Infinity) ? now + 1 : now - 1;
+    if (raw === undefined) continue;
+    model[c.prop] = raw;
+    return { key, raw };
+  }
+  return null;
+}"""
+
+# What of `expected` (model id -> {property: value}, a source's changed columns under "data",
+# NaN as {"nan": true}) figure `figureId`'s models do not hold: [model, property, what it holds
+# (an HTML pane's text in full)], [] once they hold it all.
+DIFFERING = """(figureId, expected) => {
+  const root = [...Bokeh.index].map((view) => view.model).find((m) => m.name === figureId);
+  const list = (v) => Array.isArray(v) || ArrayBuffer.isView(v);
+  const same = (now, want) => {
+    if (want && want.nan) return Number.isNaN(now);
+    if (want && want.ndarray) return same(now, want.ndarray);
+    if (typeof want === "number" && typeof now === "number") {
+      return Math.abs(now - want) <= 1e-9 * Math.max(1, Math.abs(want));
+    }
+    if (Array.isArray(want)) {
+      if (!list(now) || now.length !== want.length) return false;
+      return want.every((w, i) => same(now[i], w));
+    }
+    if (want && typeof want === "object") {
+      return Object.entries(want).every(([k, w]) => same(now?.[k], w));
+    }
+    return now === want;
+  };
+  const differing = [];
+  for (const [id, props] of Object.entries(expected)) {
+    const model = root.document.get_model_by_id(id);
+    for (const [prop, want] of Object.entries(props)) {
+      if (prop === "data") {
+        for (const [column, w] of Object.entries(want)) {
+          if (!same(model.data[column], w)) differing.push([id, `data.${column}`, "(a column)"]);
+        }
+      } else if (prop !== "clicks" && !same(model[prop], want)) {
+        differing.push([id, prop, String(model[prop])]);
+      }
+    }
+  }
+  return differing;
+}"""
+
+
+def json_safe(value):
+    """``value`` with every NaN as {"nan": True}, which JSON can carry."""
+    if isinstance(value, float) and math.isnan(value):
+        return {"nan": True}
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def in_cpython_worker(figure_id: str, wiring: dict, key: str, raw) -> dict:
+    """What the page's worker code, run by CPython, sends back for that change."""
+    live.FIGURES.clear()
+    live.start([figure_id])
+    live.connect(json.dumps({figure_id: wiring}))
+    return json_safe(live.change(figure_id, key, raw))
+
+
+def until_shown(tab, figure_id: str, expected: dict, timeout_s: float = 60) -> list:
+    """Wait until the figure's models hold ``expected``, or differ from it only by the float64
+    rounding a figure declares (``probe.same_but_rounding``); what still differs after
+    ``timeout_s``, [] if nothing."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        left = [
+            (model, prop, now)
+            for model, prop, now in tab.evaluate(DIFFERING, figure_id, expected)
+            if not (
+                prop == "text"
+                and same_but_rounding(
+                    figure_id, html.unescape(now), html.unescape(expected[model][prop])
+                )
+            )
+        ]
+        if not left or time.monotonic() > deadline:
+            return [(model, prop, now[:300]) for model, prop, now in left]
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_one_control_per_figure_recomputes_as_cpython_does(engine, engine_pages, path):
+    tab = engine_pages(path)
+    prerender = tab.evaluate('() => JSON.parse(document.getElementById("prerender").textContent)')
+    moved = 0
+    for figure_id, data in prerender.items():
+        move = tab.evaluate(MOVE, figure_id)
+        if move is None:
+            continue  # a figure of buttons alone (none today; the count below says)
+        expected = in_cpython_worker(figure_id, data["wiring"], move["key"], move["raw"])
+        assert expected, f"{figure_id}: moving {move['key']} changed nothing in CPython"
+        left = until_shown(tab, figure_id, expected)
+        assert left == [], f"{engine.name}, {figure_id}, {move}: {left}"
+        moved += 1
+    assert moved == len(prerender), f"{len(prerender) - moved} figures had no control to move"
+    assert tab.evaluate("() => document.documentElement.dataset.figures") == "live"
+
+
+def test_a_code_cell_prints_what_cpython_prints(engine, engine_pages):
+    tab = engine_pages(POST1)
+    code = tab.evaluate(
+        """() => document.querySelector('[data-cell="1"] [data-cell-code]')
+                   .textContent.replace(/\\n$/, "")"""
+    )
+    tab.evaluate(
+        """() => [...document.querySelectorAll('[data-cell="1"] button')]
+                   .find((b) => b.textContent.trim() === "Run").click()"""
+    )
+    shown = tab.wait(
+        """() => {
+          const cell = document.querySelector('[data-cell="1"]');
+          const done = cell.dataset.running === "false"
+            && cell.querySelector(".cell-note").textContent !== "Running…";
+          return done && cell.querySelector("[data-cell-output]").textContent;
+        }"""
+    )
+    assert shown.strip() == in_cpython([code])[0].strip()
+
+
+@pytest.mark.parametrize("path", WITH_FIGURES)
+def test_no_error_and_no_request_outside_the_site(engine, engine_pages, server_url, path):
+    tab = engine_pages(path)
+    origin = urlsplit(server_url)[:2]
+    fetched = [u for u in tab.requests() if urlsplit(u).scheme not in ("data", "blob")]
+    assert [u for u in fetched if urlsplit(u)[:2] != origin] == []
+    assert tab.errors() == []
+
+
+# -- styles
+
+STYLESHEET = PROJECT_ROOT / "static" / "site.css"
+
+# Every declaration of every style rule the engine keeps, by the rule's selector (rules in
+# @media and @supports blocks included): [selector, [property, ...]].
+KEPT = """() => {
+  const out = [];
+  const walk = (rules) => {
+    for (const rule of rules) {
+      if (rule.cssRules && !rule.selectorText) walk(rule.cssRules);
+      if (!rule.selectorText) continue;
+      const names = [];
+      for (let i = 0; i < rule.style.length; i++) names.push(rule.style[i]);
+      out.push([rule.selectorText, names, rule.style.cssText]);
+    }
+  };
+  for (const sheet of document.styleSheets) {
+    if (sheet.href && sheet.href.includes("/site.")) walk(sheet.cssRules);
+  }
+  return out;
+}"""
+
+
+def declared(css: str) -> list[tuple[str, list[str]]]:
+    """Each style rule of ``css`` by its selector, with the properties it declares."""
+    import tinycss2
+
+    out = []
+
+    def walk(rules):
+        for rule in rules:
+            if rule.type == "qualified-rule":
+                selector = " ".join(tinycss2.serialize(rule.prelude).split())
+                names = [
+                    d.lower_name
+                    for d in tinycss2.parse_blocks_contents(rule.content)
+                    if d.type == "declaration"
+                ]
+                out.append((selector, names))
+            elif rule.type == "at-rule" and rule.content is not None:
+                if rule.lower_at_keyword in ("media", "supports", "layer", "container"):
+                    walk(tinycss2.parse_rule_list(rule.content, skip_whitespace=True))
+
+    walk(tinycss2.parse_stylesheet(css, skip_whitespace=True, skip_comments=True))
+    return out
+
+
+def normal(selector: str) -> str:
+    return re.sub(r"\s+", "", selector).replace('"', "'")
+
+
+def test_the_engine_keeps_every_declaration_of_the_stylesheet(engine, engine_pages):
+    tab = engine_pages(POST1)
+    kept: dict[str, list[str]] = {}
+    for selector, names, text in tab.evaluate(KEPT):
+        kept.setdefault(normal(selector), []).extend(names)
+        kept[normal(selector)].append(text)
+    dropped = []
+    for selector, names in declared(STYLESHEET.read_text()):
+        engine_kept = kept.get(normal(selector))
+        if engine_kept is None:
+            dropped.append(f"{selector} (the whole rule)")
+            continue
+        text = " ".join(engine_kept)
+        for name in names:
+            # A shorthand the engine keeps is listed by its longhands, or by itself when it
+            # holds a var() that is only resolved later.
+            if name not in engine_kept and f"{name}:" not in text and f"{name}-" not in text:
+                dropped.append(f"{selector} {{ {name} }}")
+    assert dropped == [], f"{engine.name} drops: {dropped}"
+
+
+# Rules whose look the engine must compute as intended: (selector, property, a value it holds).
+COMPUTED = [
+    ("a.term", "text-decoration-line", "underline"),
+    ("a.term", "text-decoration-style", "dotted"),
+]
+
+
+@pytest.mark.parametrize(("selector", "prop", "want"), COMPUTED)
+def test_the_checked_rules_compute_as_intended(engine, engine_pages, selector, prop, want):
+    tab = engine_pages(POST1)
+    value = tab.evaluate(
+        """(selector, prop) => {
+          const el = document.querySelector(selector);
+          return el && getComputedStyle(el).getPropertyValue(prop);
+        }""",
+        selector,
+        prop,
+    )
+    assert value is not None, f"no {selector} on the page"
+    assert want in value, f"{engine.name}: {selector} {{ {prop} }} is {value!r}"
