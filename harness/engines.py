@@ -101,6 +101,9 @@ class Tab:
     def errors(self) -> list[str]:
         return self.engine.errors(self.handle)
 
+    def close(self) -> None:
+        self.engine.close_tab(self.handle)
+
 
 class Engine:
     name: str
@@ -149,6 +152,9 @@ class Firefox(Engine):
 
     def errors(self, page) -> list[str]:
         return self.call("seen", page=page)["errors"]
+
+    def close_tab(self, page) -> None:
+        self.call("close", page=page)
 
     def close(self) -> None:
         self.process.stdin.close()
@@ -228,6 +234,9 @@ class WebKit(Engine):
 
     def errors(self, page) -> list[str]:
         return self.evaluate(page, "() => window.engineErrors || []", [])
+
+    def close_tab(self, page) -> None:
+        self.driver.get("about:blank")  # its one window stays, for the next page
 
     def close(self) -> None:
         driver = getattr(self, "driver", None)

@@ -61,6 +61,18 @@ async function relink(M, snap) {
     throw new Error("this browser's function table does not leave the libraries' slots free");
   }
   const handle = M.HEAPU8.length - 64;
+  const restoreInstantiation = keepingIdentityOfLibraries();
+  try {
+    await loadLibraries(M, snap, handle);
+  } finally {
+    restoreInstantiation();
+  }
+  if (M.wasmTable.length !== snap.tableAfterLibs) {
+    throw new Error(`the libraries took ${M.wasmTable.length} table slots, not ${snap.tableAfterLibs}`);
+  }
+}
+
+async function loadLibraries(M, snap, handle) {
   for (const lib of snap.libs) {
     M.HEAPU8.fill(0, handle, handle + 64);
     M.HEAPU8[handle + 8] = 1;
@@ -72,9 +84,60 @@ async function relink(M, snap) {
     const name = lib.name.slice(lib.name.lastIndexOf("/") + 1);
     M.LDSO.loadedLibsByName[name] ||= M.LDSO.loadedLibsByName[lib.name];
   }
-  if (M.wasmTable.length !== snap.tableAfterLibs) {
-    throw new Error(`the libraries took ${M.wasmTable.length} table slots, not ${snap.tableAfterLibs}`);
+}
+
+// WebKit hands out a function read back from a wasm table as a new object, not the one its
+// instance exports (Chromium and Firefox hand out the same one). Emscripten finds a function's
+// slot by that object, so in WebKit every export it looks up would take a second slot, on the
+// slots the snapshot's libraries must return to. Whether this engine does so:
+const tableLosesIdentity = (() => {
+  // (module (func) (table 1 funcref) (elem (i32.const 0) 0) (export "f" (func 0))
+  //  (export "t" (table 0)))
+  const bytes = [0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0, 4, 4, 1, 112, 0, 1,
+    7, 9, 2, 1, 102, 0, 0, 1, 116, 1, 0, 9, 7, 1, 0, 65, 0, 11, 1, 0, 10, 4, 1, 2, 0, 11];
+  const { f, t } = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(bytes))).exports;
+  return t.get(0) !== f;
+})();
+
+// Put an instance's exported functions back into the slots its element segments filled, as
+// the very objects it exports. A wasm function's name is its index in its module, so a slot
+// from this instance's base up holding a function of an exported function's name holds that
+// function.
+function keepIdentity(instance, imports) {
+  const env = imports?.env;
+  const table = env?.__indirect_function_table;
+  if (!tableLosesIdentity || !(table instanceof WebAssembly.Table)) return;
+  const base = env.__table_base;
+  const start = base instanceof WebAssembly.Global ? base.value : Number(base) || 0;
+  const exported = new Map();
+  for (const value of Object.values(instance.exports)) {
+    if (typeof value === "function") exported.set(value.name, value);
   }
+  for (let i = start; i < table.length; i++) {
+    const entry = table.get(i);
+    const own = entry && /^\d+$/.test(entry.name) && exported.get(entry.name);
+    if (own && own !== entry) table.set(i, own);
+  }
+}
+
+// Keep identity for every library instantiated until the returned function is called (Emscripten
+// instantiates a library with either of these two).
+function keepingIdentityOfLibraries() {
+  if (!tableLosesIdentity) return () => {};
+  const { Instance, instantiate } = WebAssembly;
+  WebAssembly.Instance = new Proxy(Instance, {
+    construct(target, args) {
+      const instance = Reflect.construct(target, args);
+      keepIdentity(instance, args[1]);
+      return instance;
+    },
+  });
+  WebAssembly.instantiate = async (source, imports) => {
+    const result = await instantiate(source, imports);
+    keepIdentity(result.instance ?? result, imports);
+    return result;
+  };
+  return () => Object.assign(WebAssembly, { Instance, instantiate });
 }
 
 // Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
@@ -85,6 +148,15 @@ function beforeRestore(hook) {
     self._createPyodideModule = (settings) => {
       self._createPyodideModule = create;
       if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
+      const instantiateWasm = settings.instantiateWasm;
+      if (instantiateWasm) {
+        // Pyodide's main module: its exports keep their slots before Emscripten reads them.
+        settings.instantiateWasm = (imports, received) =>
+          instantiateWasm(imports, (instance, module) => {
+            keepIdentity(instance, imports);
+            return received(instance, module);
+          });
+      }
       settings.preRun.push(async (M) => {
         M.addRunDependency("relink");
         try {

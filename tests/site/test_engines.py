@@ -12,23 +12,26 @@ its rule, which is how a reader would have found it).
 import html
 import json
 import math
+import os
 import re
+import shutil
 import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from harness import engines
-from harness.site import POST1, WITH_FIGURES, has_figures
+from harness.site import BASE, POST1, WITH_FIGURES, has_figures
+from sitebuild import snapshot
 from sitebuild.cache import PROJECT_ROOT
+from sitebuild.serve import serve_in_thread
 from tests.figures.probe import same_but_rounding
 from tests.site.test_cells_browser import in_cpython
 from worker import live
 
-# The start each engine takes. WebKit cannot restore the memory snapshot: its wasm function
-# table does not keep a function's identity, which the relinking relies on
-# (static/restore.js), so the page falls back by itself to the ordinary start.
-START = {"firefox": "snapshot", "webkit": "ordinary"}
+# Every engine restores the memory snapshot (WebKit too, since static/restore.js keeps the
+# identity of the functions in the wasm table, which WebKit does not).
+START = "snapshot"
 ENDED = ("live", "failed", "outdated")
 
 pytestmark = pytest.mark.xdist_group("engines")
@@ -44,31 +47,61 @@ def engine(request):
 @pytest.fixture(scope="session")
 def engine_pages(engine, server_url):
     """``open(path)``: the engine's page at ``path``, once per engine, live where it has
-    figures (WebKit has one window: a page opened there replaces the one before)."""
+    figures (opened again where the tab has left it: WebKit has one window, and a page opened
+    there replaces the one before)."""
     opened: dict[str, engines.Tab] = {}
 
     def open_page(path: str) -> engines.Tab:
-        if path not in opened:
-            if engine.name == "webkit":
-                opened.clear()
-            tab = opened[path] = engine.open(server_url + path)
+        url = server_url + path
+        tab = opened.get(path)
+        if tab is None or tab.evaluate("() => location.href") != url:
+            tab = opened[path] = engine.open(url)
             if has_figures(path):
                 tab.wait(
                     "(ended) => ended.includes(document.documentElement.dataset.figures)", ENDED
                 )
-        return opened[path]
+        return tab
 
     return open_page
 
 
-def test_every_page_goes_live_by_its_engines_start(engine, engine_pages):
+def test_every_page_goes_live_from_the_snapshot(engine, engine_pages):
     for path in WITH_FIGURES:
         tab = engine_pages(path)
         shown = tab.evaluate(
             "() => [document.documentElement.dataset.figures,"
             " document.documentElement.dataset.start]"
         )
-        assert shown == ["live", START[engine.name]], (engine.name, path, shown)
+        assert shown == ["live", START], (engine.name, path, shown)
+
+
+@pytest.fixture(scope="session")
+def broken_snapshot_url(site, tmp_path_factory):
+    """The site served again with every snapshot's heap cut short (a copy of hard links, but
+    for those). A heap that is gone would say the site was redeployed (a 404), not broken."""
+    copy = tmp_path_factory.mktemp("broken-snapshot") / "site"
+    shutil.copytree(site, copy, copy_function=os.link)
+    parts = list(copy.glob(f"runtime/snapshots/*/{snapshot.HEAP.format('*')}"))
+    assert parts, "the build has no snapshot heap to break"
+    for part in parts:
+        data = part.read_bytes()
+        part.unlink()
+        part.write_bytes(data[: len(data) // 2])
+    server = serve_in_thread(copy, BASE)
+    yield f"http://127.0.0.1:{server.server_address[1]}{BASE}"
+    server.shutdown()
+
+
+def test_a_broken_snapshot_falls_back_by_itself(engine, broken_snapshot_url):
+    """The fast start that cannot be used gives way to the ordinary one, in every engine."""
+    tab = engine.open(broken_snapshot_url + POST1)
+    tab.wait("(ended) => ended.includes(document.documentElement.dataset.figures)", ENDED)
+    shown = tab.evaluate(
+        "() => [document.documentElement.dataset.figures, document.documentElement.dataset.start]"
+    )
+    assert shown == ["live", "ordinary"]
+    assert tab.errors() == []
+    tab.close()
 
 
 # -- one control of each figure, moved
