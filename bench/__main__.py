@@ -14,7 +14,8 @@ way. The series row reads every page with figures in reading order in one browse
 (one cache), with the bytes each page adds. Both are served by sitebuild/serve.py, which
 behaves like the static host (text, scripts and WebAssembly gzipped on the wire, a ten-minute
 cache lifetime); the gzipping is done before the first timed load. Timings on a shared machine
-are noisy: read medians, not single runs.
+are noisy: read medians, not single runs. Last, every page and the baseline cold in each engine
+(Chromium, Firefox, WebKitGTK: bench/engines.py).
 """
 
 import argparse
@@ -28,6 +29,7 @@ from pathlib import Path
 from playwright.sync_api import Error as PlaywrightError
 
 from attention.scaling import SWEEP_D_KS
+from bench import engines as engine_bench
 from bench import report
 from bench.baseline import BASE as BASELINE_BASE
 from bench.baseline import FIGURE as BASELINE_FIGURE
@@ -45,7 +47,7 @@ from bench.browser import (
 from bench.memory import page_memory
 from harness.chromium import launch as chromium  # the browser the tests use, as they launch it
 from harness.site import BASE  # the tests' base path
-from sitebuild.cache import default_cache_dir
+from sitebuild.cache import PROJECT_ROOT, default_cache_dir
 from sitebuild.serve import CACHE_CONTROL, gzip_ahead, serve_in_thread
 
 LATENCY_CHANGES = 20
@@ -69,6 +71,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--throttle", action="store_true", help="also run loads at 50 Mbit/s, 40 ms"
     )
     parser.add_argument("--slow", action="store_true", help="also run loads at 10 Mbit/s, 100 ms")
+    parser.add_argument(
+        "--no-engines", action="store_true", help="skip the cold loads in Firefox and WebKit"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1 or args.changes < 1:
         parser.error("--runs and --changes must be at least 1")
@@ -241,7 +246,7 @@ def series_run(browser, root: str, slugs: list[str]) -> list[Load]:
 
 
 def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
-    """Prepare the converted app, serve it, and measure it like a page."""
+    """Prepare the converted app, serve it, and measure it like a page (and in each engine)."""
     folder, outside, notes = prepare_baseline(work, cache)
     gzip_ahead(folder)
     server = serve_in_thread(folder, BASELINE_BASE)
@@ -252,10 +257,18 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
         rows, blocked, _ = latency_run(browser, url, [None], args.changes)
         log("memory of the baseline at a phone's screen")
         memory = {"live": page_memory(browser, url)}
+        in_engines = {} if args.no_engines else engines_of(server, {"baseline": url}, args)
     finally:
         server.shutdown()
     return {"loads": loads, **throttled, "latency": rows, "blocked": blocked, "ordinary": [],
-            "outside": outside, "notes": notes, "memory": memory}  # fmt: skip
+            "outside": outside, "notes": notes, "memory": memory,
+            "engines": in_engines}  # fmt: skip
+
+
+def engines_of(server, urls: dict[str, str], args) -> dict:
+    """The cold loads of ``urls`` (label -> URL, served by ``server``) in every engine."""
+    counter = engine_bench.Counter(server)
+    return engine_bench.engine_runs(urls, args.runs, counter, PROJECT_ROOT / ".cache", log)
 
 
 def transfer_lines(loads: list[Load], throttled: dict | None = None) -> list[str]:
@@ -409,11 +422,13 @@ def main(argv: list[str] | None = None) -> None:
         gzip_ahead(site)
         server = serve_in_thread(site, args.base)
         root = f"http://127.0.0.1:{server.server_address[1]}{args.base}"
-        baseline, why_not = None, None
+        baseline, why_not, in_engines = None, None, {}
         with chromium() as browser:
             try:
                 results = measure_site(browser, root, pages, found, args)
                 series = series_run(browser, root, pages)
+                if not args.no_engines:
+                    in_engines = engines_of(server, {slug: root + slug for slug in pages}, args)
             finally:
                 server.shutdown()
             if not args.no_baseline:
@@ -428,10 +443,14 @@ def main(argv: list[str] | None = None) -> None:
     if baseline:
         print_baseline(baseline, args)
         print_ratios(results, baseline)
+        in_engines |= baseline["engines"]
     elif why_not:
         print(f"\nBASELINE MISSING: {why_not}")
     else:
         print("\nbaseline skipped (--no-baseline)")
+    if in_engines:
+        print("\n".join(engine_bench.lines(in_engines, args.runs)))
+        print("\n".join(engine_bench.step_lines(in_engines)))
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
-"""The two other engines a reader may bring, driven as the engine tests need them: Debian's
-Firefox ESR over WebDriver BiDi (puppeteer-core, through ``harness/firefox/bridge.mjs``) and
-WebKitGTK, Safari's engine, through Debian's WebKitWebDriver and Selenium under Xvfb.
+"""The three engines a reader may bring, driven alike: Debian's Firefox ESR over WebDriver BiDi
+(puppeteer-core, through ``harness/firefox/bridge.mjs``), WebKitGTK, Safari's engine, through
+Debian's WebKitWebDriver and Selenium under Xvfb, and Chromium through Playwright.
 
-Both give the tests one small surface, ``Tab``: open a page, run a function in it (awaited),
-and say what it requested and what errors it raised. Chromium keeps its own, richer harness
-(Playwright: ``harness/chromium.py``)."""
+Each gives the engine tests and the benchmark one small surface, ``Tab``: open a page, run a
+function in it (awaited), and say what it requested and what errors it raised. Chromium's own
+tests keep their richer harness (``harness/chromium.py``, ``harness/visit.py``)."""
 
 import glob
 import json
@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import chromium
 from sitebuild.fetch import run
 from sitebuild.files import cache_key, sha256_file
 
@@ -28,7 +29,7 @@ BRIDGE = Path(__file__).resolve().with_name("firefox")
 # What the Firefox driver is installed from: the pins (with their integrity hashes), the npm
 # settings (the lock names no registry) and the bridge itself.
 RECIPE = ("package.json", "package-lock.json", ".npmrc", "bridge.mjs")
-ENGINES = ("firefox", "webkit")
+ENGINES = ("firefox", "webkit")  # the engine tests' (Chromium has the rest of the suite)
 
 # Errors a page raises in WebKit, where the driver has no console: recorded from the moment
 # the page has loaded (what broke before then shows as a page that does not go live, and the
@@ -252,10 +253,52 @@ class WebKit(Engine):
         self.process.wait(timeout=30)
 
 
+class Chromium(Engine):
+    """Debian's Chromium, headless and off the network (``harness/chromium.py``), one context."""
+
+    name = "chromium"
+
+    def __init__(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self.playwright = sync_playwright().start()
+        self.browser = self.playwright.chromium.launch(
+            executable_path=chromium.CHROMIUM, args=chromium.ARGS
+        )
+        self.context = self.browser.new_context(viewport={"width": 1280, "height": 900})
+        self.seen: dict[int, dict[str, list[str]]] = {}
+
+    def open(self, url: str) -> Tab:
+        page = self.context.new_page()
+        seen = self.seen[id(page)] = {"requests": [], "errors": []}
+        page.on("request", lambda r: seen["requests"].append(r.url))
+        page.on("pageerror", lambda e: seen["errors"].append(str(e)))
+        page.goto(url)
+        return Tab(self, page)
+
+    def evaluate(self, page, source, args):
+        return page.evaluate(f"(args) => ({source})(...args)", args)
+
+    def requests(self, page) -> list[str]:
+        return self.seen[id(page)]["requests"]
+
+    def errors(self, page) -> list[str]:
+        return self.seen[id(page)]["errors"]
+
+    def close_tab(self, page) -> None:
+        page.close()
+
+    def close(self) -> None:
+        self.browser.close()
+        self.playwright.stop()
+
+
 def launch(name: str, cache: Path) -> Engine:
-    """Engine ``name`` (one of ENGINES), started."""
+    """Engine ``name`` (chromium, or one of ENGINES), started."""
+    if name == "chromium":
+        return Chromium()
     if name == "firefox":
         return Firefox(cache)
     if name == "webkit":
         return WebKit()
-    raise ValueError(f"no engine {name!r}; the engines are {', '.join(ENGINES)}")
+    raise ValueError(f"no engine {name!r}; the engines are chromium, {', '.join(ENGINES)}")

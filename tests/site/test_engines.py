@@ -1,12 +1,13 @@
 """The engine tier: the site in Firefox (Debian's ESR, over WebDriver BiDi) and WebKitGTK
 (Safari's engine), beside the Chromium suite, which stays the main one.
 
-In each engine, each page with figures is opened once (``engine_page``) and checked as a
-reader would find it: it goes live, and by which start; moving one control of each figure
-changes the figure's models to what CPython's worker code computes for that change; a code
-cell's output is CPython's; no error, no request outside the site; and the styles the engine
-keeps are the ones the stylesheet declares (a declaration an engine rejects is dropped from
-its rule, which is how a reader would have found it).
+In each engine, each page with figures is opened once (``engine_pages``) and checked as a
+reader would find it: it goes live from the memory snapshot, and a broken snapshot gives way
+to the ordinary start by itself; moving one control of each figure changes the figure's models
+to what CPython's worker code computes for that change; a code cell's output is CPython's; no
+error, no request outside the site; and the engine keeps every declaration of the stylesheet
+and computes the checked rules as written (a declaration an engine rejects is dropped from its
+rule, or computes to the initial value, which is how a reader would have found it).
 """
 
 import html
