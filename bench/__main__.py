@@ -257,7 +257,7 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
         rows, blocked, _ = latency_run(browser, url, [None], args.changes)
         log("memory of the baseline at a phone's screen")
         memory = {"live": page_memory(browser, url)}
-        in_engines = {} if args.no_engines else engines_of(server, {"baseline": url}, args)
+        in_engines = {} if args.no_engines else engines_of(browser, server, {"baseline": url}, args)
     finally:
         server.shutdown()
     return {"loads": loads, **throttled, "latency": rows, "blocked": blocked, "ordinary": [],
@@ -265,10 +265,12 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
             "engines": in_engines}  # fmt: skip
 
 
-def engines_of(server, urls: dict[str, str], args) -> dict:
-    """The cold loads of ``urls`` (label -> URL, served by ``server``) in every engine."""
+def engines_of(browser, server, urls: dict[str, str], args) -> dict:
+    """The cold loads of ``urls`` (label -> URL, served by ``server``) in every engine
+    (Chromium's in fresh contexts of ``browser``)."""
     counter = engine_bench.Counter(server)
-    return engine_bench.engine_runs(urls, args.runs, counter, PROJECT_ROOT / ".cache", log)
+    launch = engine_bench.launcher(browser, PROJECT_ROOT / ".cache")
+    return engine_bench.engine_runs(urls, args.runs, counter, launch, log)
 
 
 def transfer_lines(loads: list[Load], throttled: dict | None = None) -> list[str]:
@@ -428,7 +430,8 @@ def main(argv: list[str] | None = None) -> None:
                 results = measure_site(browser, root, pages, found, args)
                 series = series_run(browser, root, pages)
                 if not args.no_engines:
-                    in_engines = engines_of(server, {slug: root + slug for slug in pages}, args)
+                    urls = {slug: root + slug for slug in pages}
+                    in_engines = engines_of(browser, server, urls, args)
             finally:
                 server.shutdown()
             if not args.no_baseline:

@@ -77,9 +77,9 @@ class _Counted:
         return getattr(self.raw, name)
 
 
-def cold_load(name: str, url: str, counter: Counter, cache: Path) -> EngineLoad:
-    """One cold load of ``url`` in a fresh instance of engine ``name``."""
-    engine = engines.launch(name, cache)
+def cold_load(name: str, url: str, counter: Counter, launch) -> EngineLoad:
+    """One cold load of ``url`` in a fresh instance of engine ``name`` (``launch(name)``)."""
+    engine = launch(name)
     try:
         counter.reset()
         tab = engine.open(url)
@@ -91,14 +91,27 @@ def cold_load(name: str, url: str, counter: Counter, cache: Path) -> EngineLoad:
         engine.close()
 
 
-def engine_runs(urls: dict[str, str], runs: int, counter: Counter, cache: Path, log) -> dict:
-    """label -> engine -> the cold loads of the page at that URL (``runs`` of each)."""
+def launcher(chromium_browser, cache: Path):
+    """``launch(name)``: a fresh browser of engine ``name``; Chromium's a fresh context of
+    ``chromium_browser``, the Playwright browser the rest of the benchmark runs."""
+
+    def launch(name: str) -> engines.Engine:
+        if name == "chromium":
+            return engines.Chromium(chromium_browser)
+        return engines.launch(name, cache)
+
+    return launch
+
+
+def engine_runs(urls: dict[str, str], runs: int, counter: Counter, launch, log) -> dict:
+    """label -> engine -> the cold loads of the page at that URL (``runs`` of each), each
+    engine started by ``launch(name)``."""
     out: dict[str, dict[str, list[EngineLoad]]] = {}
     for label, url in urls.items():
         for name in ENGINES:
             loads = out.setdefault(label, {}).setdefault(name, [])
             for k in range(runs):
-                loads.append(cold_load(name, url, counter, cache))
+                loads.append(cold_load(name, url, counter, launch))
                 load = loads[-1]
                 how = load.start or "baseline"
                 at = report.seconds(load.live)

@@ -254,18 +254,23 @@ class WebKit(Engine):
 
 
 class Chromium(Engine):
-    """Debian's Chromium, headless and off the network (``harness/chromium.py``), one context."""
+    """Debian's Chromium, headless and off the network (``harness/chromium.py``), one context:
+    of a Chromium of its own, or of ``browser``, a Playwright browser already running (the
+    benchmark's: Playwright's synchronous API runs one at a time)."""
 
     name = "chromium"
 
-    def __init__(self) -> None:
-        from playwright.sync_api import sync_playwright
+    def __init__(self, browser=None) -> None:
+        self.playwright = None
+        if browser is None:
+            from playwright.sync_api import sync_playwright
 
-        self.playwright = sync_playwright().start()
-        self.browser = self.playwright.chromium.launch(
-            executable_path=chromium.CHROMIUM, args=chromium.ARGS
-        )
-        self.context = self.browser.new_context(viewport={"width": 1280, "height": 900})
+            self.playwright = sync_playwright().start()
+            browser = self.playwright.chromium.launch(
+                executable_path=chromium.CHROMIUM, args=chromium.ARGS
+            )
+        self.browser = browser
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.seen: dict[int, dict[str, list[str]]] = {}
 
     def open(self, url: str) -> Tab:
@@ -289,8 +294,10 @@ class Chromium(Engine):
         page.close()
 
     def close(self) -> None:
-        self.browser.close()
-        self.playwright.stop()
+        self.context.close()
+        if self.playwright is not None:
+            self.browser.close()
+            self.playwright.stop()
 
 
 def launch(name: str, cache: Path) -> Engine:
