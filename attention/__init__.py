@@ -20,6 +20,7 @@ Scratch)*, written as small pure functions over arrays, with shapes in every doc
 - ``window``: sliding-window attention: the band mask, its cost in T, its reach after L layers.
 - ``grouped``: multi-query and grouped-query attention: query heads sharing fewer K/V heads.
 - ``kv_cache``: generation with and without the key/value cache, same floats; its bytes.
+- ``decode``: what a decode step reads (weights, caches) and the tokens per second it allows.
 - ``latent``: multi-head latent attention: keys and values rebuilt from a cached latent.
 
 In a notebook::

@@ -33,6 +33,11 @@ class Model(NamedTuple):
     window: int | None = None  # sliding-window attention: how many tokens back each sees
     rope_base: float | None = None  # rotary embeddings: the base of the frequencies
     context_source: str | None = None  # where ``context`` comes from, if not ``source``
+    # A Llama-style decoder's feed-forward width (intermediate_size: three matrices of
+    # d_model x ffn) and vocabulary, for counting its weights (attention.decode); None for
+    # GPT-2, whose blocks are built otherwise.
+    ffn: int | None = None
+    vocab: int | None = None
 
 
 class LatentModel(NamedTuple):
@@ -80,6 +85,8 @@ LLAMA2_7B = Model(
     bytes_per_value=2,
     source="https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
     rope_base=10000.0,
+    ffn=11008,
+    vocab=32000,
 )
 LLAMA2_70B = Model(
     name="Llama 2 70B",
@@ -92,6 +99,8 @@ LLAMA2_70B = Model(
     bytes_per_value=2,
     source="https://huggingface.co/meta-llama/Llama-2-70b-hf/blob/main/config.json",
     rope_base=10000.0,
+    ffn=28672,
+    vocab=32000,
 )
 MISTRAL_7B = Model(
     name="Mistral 7B",
@@ -106,6 +115,8 @@ MISTRAL_7B = Model(
     window=4096,
     rope_base=10000.0,
     context_source="https://arxiv.org/abs/2310.06825",
+    ffn=14336,
+    vocab=32000,
 )
 LLAMA3_8B = Model(
     name="Llama 3 8B",
@@ -118,6 +129,8 @@ LLAMA3_8B = Model(
     bytes_per_value=2,
     source="https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
     rope_base=500000.0,
+    ffn=14336,
+    vocab=128256,
 )
 DEEPSEEK_V2 = LatentModel(
     name="DeepSeek-V2",

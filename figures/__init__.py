@@ -31,6 +31,7 @@ REGISTRY: dict[str, str] = {
     "cost": "figures.cost",
     # post 3
     "kv-cache": "figures.kv_cache",
+    "decode": "figures.decode",
     "grouped-heads": "figures.grouped_heads",
     "sliding-window": "figures.sliding_window",
     "rotary": "figures.rotary",

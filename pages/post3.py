@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from attention import decode as dc
 from attention import grouped as gq
 from attention import online, rotary
 from attention.cost import CARD_GIB, GPT41_CONTEXT, card_bytes, score_matrix_bytes
@@ -132,6 +133,38 @@ def _grouped() -> dict:
         "mistral_kv_heads": integer(m.kv_heads),
         "mistral_cache_token": bytes_text(gq.cache_bytes_per_token(m)),
         "mistral_ratio": percent(gq.cache_bytes_per_token(m) / gq.cache_bytes_per_token(l7)),
+    }
+
+
+def _decode() -> dict:
+    """Section 03: the bytes a decode step reads, and the tokens per second they allow."""
+    m, tokens, batch = MISTRAL_7B, dc.EXAMPLE_TOKENS, dc.EXAMPLE_BATCH
+    mha = dc.as_multi_head(m)
+    one, many = dc.step_bytes(m, tokens), dc.step_bytes(m, tokens, batch)
+    rate = dc.tokens_per_second(m, tokens, batch)
+    return {
+        "decode_model": m.name,
+        "decode_bandwidth": num(dc.H100_SXM_BANDWIDTH / 1e12, 2),
+        "decode_params": integer(dc.parameters(m)),
+        "decode_weights": bytes_text(dc.weight_bytes(m)),
+        "decode_tokens": integer(tokens),
+        "decode_cache_one": bytes_text(kv_cache_bytes(m, tokens)),
+        "decode_step_one": bytes_text(one),
+        "decode_time_one": num(one / dc.H100_SXM_BANDWIDTH * 1e3, 2),
+        "decode_rate_one": integer(round(dc.tokens_per_second(m, tokens))),
+        "decode_batch": integer(batch),
+        "decode_step_batch": bytes_text(many),
+        "decode_cache_share": percent(dc.cache_share(m, tokens, batch)),
+        "decode_rate_batch": integer(round(rate)),
+        "decode_rate_each": num(rate / batch, 1),
+        "decode_kv": integer(m.kv_heads),
+        "decode_mha_kv": integer(mha.kv_heads),
+        "decode_mha_step": bytes_text(dc.step_bytes(mha, tokens, batch)),
+        "decode_mha_rate": integer(round(dc.tokens_per_second(mha, tokens, batch))),
+        "decode_mha_cache_share": percent(dc.cache_share(mha, tokens, batch)),
+        "decode_70_weights": bytes_text(dc.weight_bytes(LLAMA2_70B)),
+        "decode_llama3": LLAMA3_8B.name,
+        "decode_llama3_outweighs": integer(dc.cache_outweighs(LLAMA3_8B, batch)),
     }
 
 
@@ -267,6 +300,8 @@ def _models() -> dict:
             "context": integer(m.context),
             "context_source": m.context_source,
             "bytes": integer(m.bytes_per_value),
+            "ffn": integer(m.ffn) if m.ffn else "",
+            "vocab": integer(m.vocab) if m.vocab else "",
         }
         for m in MODELS
     ]
@@ -282,6 +317,8 @@ def _models() -> dict:
             "context": integer(ds.context),
             "context_source": ds.context_source,
             "bytes": integer(ds.bytes_per_value),
+            "ffn": "",
+            "vocab": "",
         }
     )
     return {"models": rows, "gpt2_layers": integer(GPT2_SMALL.layers)}
@@ -292,6 +329,7 @@ def context() -> dict:
         **_models(),
         **_kv_cache(),
         **_grouped(),
+        **_decode(),
         **_window(),
         **_rotary(),
         **_online(),

@@ -8,6 +8,8 @@ those (sitebuild/references.py); a key that is not here fails the build.
 
 from dataclasses import dataclass
 
+from attention.decode import H100_DATASHEET
+
 
 @dataclass(frozen=True)
 class Work:
@@ -164,6 +166,15 @@ WORKS: dict[str, Work] = {
             "first released",
             venue="GitHub",
             url="https://github.com/mistralai/mistral-src/blob/c18d5b9/one_file_ref.py",
+        ),
+        Work(
+            key="nvidia2023h100",
+            authors=("NVIDIA",),
+            organisation=True,
+            year="2023",
+            title="NVIDIA H100 Tensor Core GPU datasheet",
+            venue="NVIDIA",
+            url=H100_DATASHEET,
         ),
         Work(
             key="su2021",

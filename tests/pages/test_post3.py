@@ -21,6 +21,7 @@ N = post3.context()
 FIGURES = [
     "kv-cache",
     "grouped-heads",
+    "decode",
     "sliding-window",
     "rotary",
     "online-softmax",
@@ -53,6 +54,20 @@ def test_the_cache_per_token_is_the_papers_formula():
     assert N["llama2_over_context"] == "2 GiB"  # 512 KiB x 4,096 tokens
     assert N["gpt2_per_token"] == f"{kib(2 * 12 * 12 * 64 * 4):.0f} KiB"  # float32
     assert N["llama70_cache_token"] == f"{kib(2 * 80 * 8 * 128 * 2):.0f} KiB"  # 8 K/V heads
+
+
+def test_decoding_reads_the_weights_once_and_each_sequences_cache():
+    # Mistral 7B (its config: 32 layers of 4,096 wide, 32 query and 8 K/V heads of 128, a
+    # feed-forward of 14,336, 32,000 tokens), counted independently of the core.
+    d, ffn, vocab, layers = 4096, 14336, 32000, 32
+    params = 2 * vocab * d + layers * (2 * d * d + 2 * d * 8 * 128 + 3 * d * ffn + 2 * d) + d
+    assert N["decode_params"] == f"{params:,}"
+    cache = 2 * layers * 8 * 128 * 2 * 4096  # one sequence, 4,096 tokens, 16-bit
+    assert N["decode_cache_one"] == "512 MiB" == f"{cache // 2**20} MiB"
+    step = 2 * params + 16 * cache
+    assert N["decode_rate_batch"] == f"{round(16 * 3.35e12 / step):,}"
+    assert N["decode_time_one"] == f"{(2 * params + cache) / 3.35e12 * 1e3:.2f}"
+    assert N["decode_bandwidth"] == "3.35"  # the H100 SXM datasheet's TB/s
 
 
 def test_the_cache_is_exact_and_cheaper_per_step():
@@ -166,7 +181,12 @@ def test_code_prints_the_proses_digits(html):
         f"{N['llama2_per_token']} {N['llama2_over_context']}"
     )
     assert outputs[1].endswith(f"{N['llama70_cache_token']}\n{N['llama70_mha_cache_token']}")
-    here, moved, gap = outputs[3].splitlines()
+    assert outputs[2].splitlines() == [
+        N["decode_weights"],
+        N["decode_step_batch"],
+        N["decode_rate_batch"].replace(",", ""),
+    ]
+    here, moved, gap = outputs[4].splitlines()
     assert here.startswith(N["rope_score"]) and moved.startswith(N["rope_score"])
     assert gap == sci(float(moved) - float(here), 1)
     snippets = re.findall(r'<div class="snippet"[^>]*>(.*?)</div>', html, flags=re.S)
