@@ -13,7 +13,9 @@ else touches the runtime's cache; the other tests run beside them.
 
 import os
 import shutil
+import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -121,6 +123,27 @@ def cache() -> Path:
     later runs only re-hash it). A test that builds the site asks for it, which keeps it in the
     one worker that owns the cache."""
     return runtime_cache.ensure_cache(runtime_cache.default_cache_dir(), log=lambda _: None)
+
+
+# A test still running after this long is named on the run's error stream, once: the quiet
+# progress dots would otherwise leave a hung run with no word of which test it waits in.
+STILL_RUNNING_S = float(os.environ.get("ATTENTION_STILL_RUNNING_S", 300))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    def say() -> None:
+        capture = item.config.pluginmanager.getplugin("capturemanager")
+        with capture.global_and_fixture_disabled():  # past the test's own captured output
+            print(f"\nstill running after {STILL_RUNNING_S:g} s: {item.nodeid}", file=sys.stderr)
+
+    timer = threading.Timer(STILL_RUNNING_S, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        return (yield)
+    finally:
+        timer.cancel()
 
 
 # The Python workers the browser tests started (harness/chromium.py counts them), handed by

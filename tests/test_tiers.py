@@ -86,3 +86,16 @@ def test_the_whole_suite_keeps_the_browser_tests_to_one_worker(tmp_path):
     workers = {name: (out / name).read_text() for name in "abcd"}
     assert workers["a"] == workers["b"], f"the browser tests ran apart: {workers}"
     assert len(set(workers.values())) == 2, f"one worker did everything: {workers}"
+
+
+def test_a_test_that_runs_long_is_named_while_it_runs(tmp_path, monkeypatch):
+    """A hung run says which test it waits in (tests/conftest.py), and a quick one says nothing."""
+    (tmp_path / "test_slow.py").write_text(
+        "import time\ndef test_quick(): pass\ndef test_slow(): time.sleep(3)\n"
+    )
+    monkeypatch.setenv("ATTENTION_STILL_RUNNING_S", "1")
+    for workers in ("0", "2"):  # in pytest's own process, and in pytest-xdist's workers
+        done = pytest_in(tmp_path, "-p", "no:cacheprovider", "-n", workers)
+        assert done.returncode == 0, done.stdout[-2000:]
+        assert "still running after 1 s: test_slow.py::test_slow" in done.stderr, workers
+        assert "test_quick" not in done.stderr
