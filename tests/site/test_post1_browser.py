@@ -55,6 +55,12 @@ def figure(post, module):
     return post.page.locator(f'[data-figure="{figure_id(module)}"]')
 
 
+# The page answers a run of key presses in turn, the last only once the ones before it are
+# answered: on a loaded machine (another browser starting on the other core) that can take
+# longer than Playwright's default of 5 s.
+ANSWERED_MS = 30_000
+
+
 def press_slider(post, module, index: int, key: str, times: int) -> None:
     """Move a figure's index-th slider with the keyboard, as a reader would."""
     handle = figure(post, module).locator(".noUi-handle").nth(index)
@@ -83,7 +89,9 @@ def test_the_quoted_numbers_are_on_the_built_page(post):
 def test_depth_slider(post):
     press_slider(post, depth, 0, "ArrowRight", 3)  # T: 100 -> 103
     want = integer(recurrent_depth(EXAMPLE_LAYERS, EXAMPLE_T + 3))
-    expect(post.readout_locator(figure_id(depth), "recurrent")).to_have_text(want)
+    expect(post.readout_locator(figure_id(depth), "recurrent")).to_have_text(
+        want, timeout=ANSWERED_MS
+    )
 
 
 def test_three_steps_edit_moves_journeys_context(post):
@@ -133,7 +141,7 @@ def test_magnitude_scale_and_cosine(post):
     press_slider(post, magnitude, 0, "ArrowRight", 20)  # scale: 1.0 -> 3.0 in steps of 0.1
     weights = attend(scale_token(book_inputs(), TOKENS.index("with"), 3.0))[1]
     expect(post.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
-        num(weights[3, 3], 3)
+        num(weights[3, 3], 3), timeout=ANSWERED_MS
     )
     figure(post, magnitude).get_by_role("radio", name=magnitude.COSINE).click()
     cos = mean_entropy_bits(softmax(cosine_scores(book_inputs())))
