@@ -35,6 +35,7 @@ from sitebuild import (
     mathtex,
     notebook,
     pins,
+    placeholders,
     preview,
     snapshot,
     snippets,
@@ -199,6 +200,8 @@ def add_live_figures(
         config=Markup(to_json(config)), prerender=Markup(to_json(documents))
     )
     scripts = env.get_template("_live_scripts.html").render(base=base, scripts=live_scripts())
+    # Each figure's room before it is drawn (sitebuild/placeholders.py).
+    scripts += f"\n<style>\n{placeholders.css(ids)}\n</style>"
     return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
 
 

@@ -59,9 +59,22 @@ def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
     return page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=POLL_MS)
 
 
+# The longest a page may go without drawing a frame: past it a wait for one fails, saying so,
+# rather than hanging the run (a page that is not rendered, hidden or frozen, draws none).
+FRAME_TIMEOUT_MS = 30_000
+_TWO_FRAMES = """(ms) => new Promise((resolve) => {
+  const late = setTimeout(() => resolve(document.visibilityState), ms);
+  requestAnimationFrame(() => requestAnimationFrame(() => {
+    clearTimeout(late);
+    resolve(true);
+  }));
+})"""
+
+
 def next_frame(page) -> None:
     """Wait for the page's next two animation frames: what a change set is then drawn."""
-    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    drawn = page.evaluate(_TWO_FRAMES, FRAME_TIMEOUT_MS)
+    assert drawn is True, f"no frame drawn in {FRAME_TIMEOUT_MS} ms (the page is {drawn})"
 
 
 # Whether an element's box is where it was two frames later.

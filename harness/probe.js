@@ -55,12 +55,15 @@
     return out;
   }
 
-  // Whether the figures' worker has answered every change and view request the page sent
-  // (it answers each batch of changes with "change-done" and each view message with "view").
-  const asked = (counts) =>
-    ["view-get", "view-apply", "view-reset", "view-code"].reduce((n, t) => n + (counts[t] || 0), 0);
+  // Whether the figures' worker has answered every change, view request and drawn figure the
+  // page sent (it answers each batch of changes with "change-done", each view message with
+  // "view", and "shown" and each "drawn" with a "drawing").
+  const count = (counts, types) => types.reduce((n, t) => n + (counts[t] || 0), 0);
+  const asked = (counts) => count(counts, ["view-get", "view-apply", "view-reset", "view-code"]);
   const idle = () =>
-    (sent.change || 0) === (received["change-done"] || 0) && asked(sent) === (received.view || 0);
+    (sent.change || 0) === (received["change-done"] || 0) &&
+    asked(sent) === (received.view || 0) &&
+    count(sent, ["shown", "drawn"]) === (received.drawing || 0);
 
   // Every layout shift no input of the reader's caused just before it (what the cumulative
   // layout shift adds up), with what moved, so that a test can say what jumped.

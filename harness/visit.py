@@ -17,6 +17,15 @@ PHONE = {"width": 390, "height": 844}
 Route = tuple[str, Callable]
 
 
+# Whether a figure is drawn: from the pre-render while the figures are not live, and with
+# the worker's drawing set on it while they are.
+DRAWN = """(id) => {
+  const drawn = document.querySelector(`[data-figure="${id}"]`).dataset.drawn;
+  const live = document.documentElement.dataset.figures === "live";
+  return drawn === "live" || (drawn === "" && !live);
+}"""
+
+
 def instrument(context) -> None:
     """Install the probe into every page of ``context`` before the page's own scripts."""
     context.add_init_script(PROBE)
@@ -37,6 +46,14 @@ def wait_idle(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> None:
     (and two frames have passed, so that what an answer changed is drawn)."""
     wait_until(page, "() => harnessProbe.idle()", timeout=timeout_ms)
     next_frame(page)
+
+
+def show_figure(page, figure_id: str) -> None:
+    """Scroll figure ``figure_id`` into view, as a reader does, and wait until the page has
+    drawn it (a figure is drawn as the reader nears it) and, if the figures are live, set the
+    worker's drawing of it on it (its data-drawn is "live" then, static/page.js)."""
+    page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
+    wait_until(page, DRAWN, arg=figure_id, timeout=LIVE_TIMEOUT_MS)
 
 
 def figure_state(page) -> str:
@@ -114,6 +131,19 @@ class Visit:
     def start(self) -> str:
         """How the figures' worker started Python: "snapshot" or "ordinary"."""
         return self.page.evaluate("() => document.documentElement.dataset.start")
+
+    def show(self, figure_id: str) -> None:
+        show_figure(self.page, figure_id)
+
+    def show_every_figure(self) -> None:
+        """Scroll to each figure not drawn yet, top to bottom, until it is drawn; then back to
+        the top."""
+        ids = self.page.locator("figure[data-figure]:not([data-drawn])").evaluate_all(
+            "(figures) => figures.map((f) => f.dataset.figure)"
+        )
+        for figure_id in ids:
+            self.show(figure_id)
+        self.page.evaluate("() => scrollTo(0, 0)")
 
     def figure(self, figure_id: str):
         return self.page.locator(f'[data-figure="{figure_id}"]')

@@ -1,6 +1,7 @@
-// The page's side of the live figures. It shows the build-time pre-render at once, starts one
-// Web Worker that runs Pyodide and every figure's Python on the page, and once the worker has
-// drawn the figures, the pre-render is the live figures: the reader's changes to a control go
+// The page's side of the live figures. It shows the build-time pre-render of the figures near
+// the screen at once (and of each other figure as the reader nears it), starts one Web Worker
+// that runs Pyodide and every figure's Python on the page, and once the worker has drawn the
+// figures, the pre-render is the live figures: the reader's changes to a control go
 // to the worker as the value the control's model holds, and the worker's answer is new values
 // for the figure's models, by id (the build recorded which model is which: each figure's
 // wiring, in the pre-render). The messages between the two are listed at the top of worker.js.
@@ -14,7 +15,8 @@
 //
 //   prerendering, starting --> outdated
 //
-//   prerendering  the pre-render is being drawn; Python starts meanwhile (boot.js).
+//   prerendering  the pre-render of the figures near the screen is being drawn; Python
+//                 starts meanwhile (boot.js).
 //   starting      the pre-render is on screen and Python is starting in the worker (a worker
 //                 that cannot use the snapshot is replaced by one that starts without it).
 //   live          the worker's figures are on screen and answer the controls.
@@ -81,6 +83,8 @@
     awaitingReply: false, // a batch of changes is with the worker, not yet answered
     queued: [], // changes made meanwhile: only the latest per control, and every press
     stallTimer: null, // fails the figures if the worker never answers
+    drawings: 0, // "shown" and "drawn" messages the worker has not answered with a drawing yet
+    drawingTimer: null, // fails the figures if the worker never sends those drawings
     whenIdle: [], // messages for the worker that wait until it has the reader's changes
   });
 
@@ -92,11 +96,16 @@
     asked: new Map(), // figure id -> the view-* messages it awaits answers to, oldest first
     worker: null, // the Python worker, while one runs
     prerender: {
-      drawing: null, // the promise of the pre-render being drawn (again, after live failed)
+      // The promise of the figures near the screen being drawn, as the page loads (and again
+      // after live failed); the rest are drawn as the reader nears them (see draw).
+      drawing: null,
       visible: false, // the figures on the reader's screen are drawn: a worker need not wait
       docs: new Map(), // figure id -> the Bokeh document its pre-render was drawn from
+      wanted: new Set(), // the figures drawn, or on their way (queued)
+      queue: Promise.resolve(), // the drawing, one figure after the other
     },
     views: [], // Bokeh's view managers of the documents on screen
+    nearing: null, // the IntersectionObserver that draws a figure as the reader nears it
     // Controls moved on the pre-render before Python is live: "figure|key" -> the change.
     earlyChanges: new Map(),
     clicks: new Map(), // "figure|key" -> the clicks of a button whose count is the figure's state
@@ -106,11 +115,12 @@
     waitingForReader: false, // saving data: Python starts when the reader asks (startWhenAsked)
   };
 
-  const prerenderData = () => JSON.parse(document.getElementById("prerender").textContent);
+  // Figure id -> its pre-render: the Bokeh document to draw and its wiring.
+  const prerender = JSON.parse(document.getElementById("prerender").textContent);
   // Figure id -> which of its models is which (layoutkit/wiring.py's table), and each control
   // and action button by model id.
   const wiring = Object.fromEntries(
-    Object.entries(prerenderData()).map(([figureId, { wiring: w }]) => {
+    Object.entries(prerender).map(([figureId, { wiring: w }]) => {
       const byId = new Map();
       for (const [key, c] of Object.entries(w.controls)) byId.set(c.id, { key, prop: c.prop });
       for (const [action, id] of Object.entries(w.actions)) byId.set(id, { action });
@@ -255,8 +265,13 @@
 
   function removeViews() {
     for (const manager of state.views) for (const view of manager.roots) view.remove();
+    for (const fig of figures) delete fig.dataset.drawn;
+    for (const [slot, attributes] of placeholders) {
+      for (const [name, value] of attributes) slot.setAttribute(name, value);
+    }
     state.views = [];
     state.prerender.docs = new Map();
+    state.prerender.wanted = new Set();
     state.clicks = new Map(); // a pre-render drawn again counts from none
     state.disabledByPage.clear(); // those models are gone
   }
@@ -319,10 +334,12 @@
   // Set the worker's new values on the figures' models: figure id -> model id -> {property:
   // value}; a data source's "data" holds only the columns that changed, a button's "clicks"
   // is the count the page keeps for it. Values the model already has are left alone, so
-  // that the figures' whole drawing, sent as they go live, redraws only what differs.
+  // that a figure's whole drawing, sent as it goes live, redraws only what differs. A figure
+  // not drawn yet is passed over.
   function applyUpdates(updates) {
     for (const [figureId, byModel] of Object.entries(updates)) {
       const doc = state.prerender.docs.get(figureId);
+      if (!doc) continue; // not drawn yet: once drawn, it asks for the worker's drawing
       for (const [id, props] of Object.entries(byModel)) {
         const model = doc.get_model_by_id(id);
         if (!model) throw new Error(`the worker changed a model ${figureId} does not have (${id})`);
@@ -376,39 +393,148 @@
 
   const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
 
-  // Draw the pre-render, one small document per figure: the figures on the reader's screen
-  // first (or the nearest one), then the rest by distance, letting the browser paint between
-  // figures. `onVisible` runs once the figures on screen are drawn.
-  async function drawPrerender(onVisible = () => {}) {
-    const data = prerenderData();
-    const place = (id) => document.getElementById(`fig-${id}`).getBoundingClientRect();
-    const onScreen = (r) => r.top < innerHeight && r.bottom > 0;
-    const distance = (r) => (onScreen(r) ? 0 : Math.min(Math.abs(r.top - innerHeight), Math.abs(r.bottom)));
-    const ids = Object.keys(data).sort((a, b) => distance(place(a)) - distance(place(b)));
-    let waiting = Math.max(1, ids.filter((id) => onScreen(place(id))).length);
-    for (const id of ids) {
-      const views = await embed(data[id]);
-      const doc = documentOf(views);
-      state.views.push(...views);
-      syncControls(); // a figure drawn after Python failed is down with the rest
-      state.prerender.docs.set(id, doc);
-      doc.on_change((event) => onFigureChange(id, event), false);
-      if (--waiting === 0) onVisible();
-      await nextFrame();
+  // ------------------------------------------------ drawing the figures as the reader nears them
+
+  // A figure is drawn (its Bokeh views built, its canvases painted) once it comes within a
+  // screen's height of the screen, and then stays drawn: a page does not build every figure as
+  // it loads, and holds the canvases of the figures the reader has come near only. Until then
+  // its slot is empty but as tall as the figure drawn (sitebuild/placeholders.py), and its
+  // caption, status line and buttons are in place.
+  const NEAR = "100% 0px"; // the margin around the screen, for the IntersectionObserver
+  const TAB_STOPS = "input, select, textarea, button, a[href], [tabindex]";
+  // Each slot's attributes while it is not drawn (templates/_figure.html): a named Tab stop.
+  const placeholders = new Map(
+    figures.map((fig) => {
+      const slot = fig.querySelector(".fig-slot");
+      return [slot, ["tabindex", "role", "aria-label"].map((name) => [name, slot.getAttribute(name)])];
+    }),
+  );
+  const place = (id) => figureById(id).getBoundingClientRect();
+  const onScreen = (r) => r.top < innerHeight && r.bottom > 0;
+  const isNear = (r) => r.top < 2 * innerHeight && r.bottom > -innerHeight;
+  const distance = (r) => (onScreen(r) ? 0 : Math.min(Math.abs(r.top - innerHeight), Math.abs(r.bottom)));
+  // The figure the URL's hash is in (its own anchor, its plot area's), drawn before any other.
+  const targetFigure = () =>
+    document.getElementById(state.target.id)?.closest("figure[data-figure]")?.dataset.figure;
+
+  // Draw those of `ids` not drawn or on their way, the target first, then nearest first, after
+  // the figures already queued. Resolves once they are drawn; `onEach` runs after each.
+  function draw(ids, onEach = () => {}) {
+    const p = state.prerender;
+    const target = targetFigure();
+    const rank = (id) => (id === target ? -1 : distance(place(id)));
+    const fresh = ids.filter((id) => !p.wanted.has(id)).sort((a, b) => rank(a) - rank(b));
+    const drawn = fresh.map((id) => {
+      p.wanted.add(id);
+      const next = p.queue.then(() => drawFigure(id)).then(() => onEach(id));
+      p.queue = next.catch(() => {}); // a failure is the caller's; the queue goes on
+      return next;
+    });
+    return Promise.all(drawn);
+  }
+
+  // Draw one figure's pre-render into its slot (unless it was drawn, or its views were removed,
+  // since it was queued), then let the browser paint. A figure drawn while Python is live asks
+  // the worker for its drawing as it stands, and answers the controls at once.
+  async function drawFigure(id) {
+    const p = state.prerender;
+    if (p.docs.has(id) || !p.wanted.has(id)) return;
+    const views = await embed(prerender[id]);
+    const slot = document.getElementById(`fig-${id}`);
+    // Drawn, the slot is no longer a Tab stop of its own: a reader who tabbed to it goes on to
+    // the figure's first control.
+    const tabbedTo = document.activeElement === slot;
+    for (const [name] of placeholders.get(slot)) slot.removeAttribute(name);
+    if (tabbedTo) firstTabStop(slot)?.focus();
+    const doc = documentOf(views);
+    state.views.push(...views);
+    p.docs.set(id, doc);
+    doc.on_change((event) => onFigureChange(id, event), false);
+    syncControls(); // a figure drawn after Python failed is down with the rest
+    figureById(id).dataset.drawn = "";
+    if (state.phase === "live") askDrawing({ type: "drawn", figure: id });
+    scrollToTarget(); // the figures above the target have their size now
+    await nextFrame();
+  }
+
+  // Where Tab goes first inside `root`: its first enabled control, in document order, looking
+  // into the open shadow roots Bokeh and Panel draw their widgets in.
+  function firstTabStop(root) {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.matches(TAB_STOPS) && !el.disabled && el.tabIndex >= 0) return el;
+      const inner = el.shadowRoot && firstTabStop(el.shadowRoot);
+      if (inner) return inner;
     }
+    return null;
+  }
+
+  // Draw the figures near the screen (the target's first); `onVisible` runs once those on the
+  // screen are drawn. Then each figure is drawn as it comes near (and every one for print).
+  function drawNear(onVisible = () => {}) {
+    const ids = figures.map((fig) => fig.dataset.figure);
+    const near = ids.filter((id) => isNear(place(id)) || id === targetFigure());
+    let waiting = near.filter((id) => onScreen(place(id))).length;
+    if (waiting === 0) onVisible(); // no figure on the screen: none to wait for
+    state.nearing?.disconnect();
+    state.nearing = new IntersectionObserver(
+      (entries) => {
+        const came = entries.filter((e) => e.isIntersecting).map((e) => e.target.dataset.figure);
+        draw(came).catch((err) => fail(String(err)));
+      },
+      { rootMargin: NEAR },
+    );
+    for (const fig of figures) state.nearing.observe(fig);
+    return draw(near, () => {
+      if (--waiting === 0) onVisible();
+    });
+  }
+
+  // A slot not drawn yet is a Tab stop: reached by the keyboard, its figure is drawn at once.
+  function drawOnFocus() {
+    for (const fig of figures) {
+      const drawIt = () => draw([fig.dataset.figure]).catch((err) => fail(String(err)));
+      fig.querySelector(".fig-slot").addEventListener("focus", drawIt);
+    }
+  }
+
+  // Print shows every figure: those the reader has not come near are drawn for it.
+  function drawAllForPrint() {
+    const all = () => draw(figures.map((fig) => fig.dataset.figure)).catch((err) => fail(String(err)));
+    addEventListener("beforeprint", all);
+    matchMedia("print").addEventListener("change", (media) => media.matches && all());
   }
 
   // The worker has drawn the figures: the pre-render on screen is the live figures now, and
   // what the reader changed meanwhile goes to Python first.
   async function goLive() {
-    await state.prerender.drawing; // the figures' models must all be on the page
+    await state.prerender.drawing; // the figures near the screen are on the page
     enter("live");
     scrollToTarget();
-    state.worker.postMessage({ type: "shown", wiring: wiringTables() });
+    askDrawing({ type: "shown", wiring: wiringTables(), drawn: [...state.prerender.docs.keys()] });
     for (const [figureId, params] of linkedViews()) askView(figureId, "view-apply", { params });
     if (state.earlyChanges.size) sendChanges([...state.earlyChanges.values()]);
     state.earlyChanges = new Map();
     performance.mark("figures-live");
+  }
+
+  // Ask the worker for the drawing of figures the page has drawn ("shown" as it goes live,
+  // "drawn" as the reader nears one later): a worker silent this long has died or hung.
+  function askDrawing(message) {
+    const sending = state.sending;
+    sending.drawings += 1;
+    clearTimeout(sending.drawingTimer);
+    sending.drawingTimer = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
+    state.worker.postMessage(message);
+  }
+
+  // The worker's drawing of figures the page has drawn is on them: each is live (data-drawn,
+  // which the tests wait on).
+  function onDrawing(updates) {
+    const sending = state.sending;
+    if (--sending.drawings === 0) clearTimeout(sending.drawingTimer);
+    for (const id of Object.keys(updates)) {
+      if (state.prerender.docs.has(id)) figureById(id).dataset.drawn = "live";
+    }
   }
 
   // Forget the worker and everything in flight with it.
@@ -417,6 +543,7 @@
     state.worker = null;
     state.asked = new Map();
     clearTimeout(state.sending.stallTimer);
+    clearTimeout(state.sending.drawingTimer);
     state.sending = notSending();
   }
 
@@ -428,7 +555,7 @@
     // Controls that no longer reach Python must not pretend to work: back to the pre-render.
     if (wasLive) {
       removeViews();
-      state.prerender.drawing = drawPrerender().catch(console.error);
+      state.prerender.drawing = drawNear().catch(console.error);
     }
   }
 
@@ -494,6 +621,11 @@
         console.warn(`figures: starting without the snapshot (${message.reason})`);
         stopWorker();
         startWorker({ snapshot: false });
+        break;
+      case "drawing":
+        withoutEcho(() => applyUpdates(message.updates));
+        relabelSoon();
+        onDrawing(message.updates);
         break;
       case "update":
         withoutEcho(() => applyUpdates(message.updates));
@@ -701,9 +833,10 @@
     };
     // Chained to the drawing itself, so that a worker that is ready early still goes live
     // after this move, whoever awaits the drawing first.
-    state.prerender.drawing = drawPrerender(onVisible).then(() => {
+    drawOnFocus();
+    drawAllForPrint();
+    state.prerender.drawing = drawNear(onVisible).then(() => {
       performance.mark("prerender-complete");
-      scrollToTarget(); // the figures above the target have their size now
       if (canRun && state.phase === "prerendering") enter("starting");
     });
     const boot = window.figuresBoot;

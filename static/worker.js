@@ -20,9 +20,12 @@
 //                        the lock) by their content-hashed names (sitebuild/hashed.py)
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
-//     shown              {wiring}: the page shows the figures; wiring (figure id -> its
-//                        models, layoutkit/wiring.py's table) says which model is which. The
-//                        answer is an update with every figure as this worker drew it
+//     shown              {wiring, drawn}: the page shows the figures; wiring (figure id ->
+//                        its models, layoutkit/wiring.py's table) says which model is which,
+//                        drawn lists the figures drawn on the page so far. The answer is a
+//                        drawing of those figures
+//     drawn              {figure}: the page has drawn one more figure (the reader neared it).
+//                        The answer is a drawing of that figure
 //     change             {changes}: the reader's changes, in order, each {figure, key, raw}
 //                        (control `key`'s model now holds `raw`; a button's raw is its count
 //                        of clicks) or {figure, action} (an action button was pressed)
@@ -37,8 +40,10 @@
 //     ready              {start}: the figures are drawn; start is "snapshot" or "ordinary"
 //     snapshot-unusable  {reason}: the snapshot does not fit this browser; start a new worker
 //                        without it
-//     update             {updates}: what the figures changed in answer to a change (or, for
-//                        "shown", all they show, of which the page sets what differs): figure
+//     drawing            {updates}: the answer to "shown" and "drawn": each figure named
+//                        whole, as it stands (an update of everything it shows, of which the
+//                        page sets what differs from what it drew)
+//     update             {updates}: what the figures changed in answer to a change: figure
 //                        id -> model id -> {property: value} (a data source's changed columns
 //                        under "data"; a button's count under "clicks")
 //     change-done        {}: the last change has been handled (after every change, even one
@@ -200,6 +205,12 @@ function rehearse(figureIds) {
   });
 }
 
+// Each of `figureIds` whole, as it stands (worker.live.whole), as the page's updates.
+function wholeFigures(figureIds) {
+  const updates = Object.fromEntries(figureIds.map((id) => [id, plain(figuresLive.whole(id))]));
+  return { type: "drawing", updates };
+}
+
 // Get, set or reset a figure's view (worker.live, figurekit/figure.py); the updates it makes
 // reach the page before this answer.
 function viewAnswer({ type, figure, params }) {
@@ -312,8 +323,11 @@ self.onmessage = ({ data: msg }) => {
   } else if (msg.type === "prerender-visible") {
     prerenderIsVisible();
   } else if (msg.type === "shown") {
-    post({ type: "update", updates: plain(figuresLive.connect(JSON.stringify(msg.wiring))) });
+    figuresLive.connect(JSON.stringify(msg.wiring));
+    post(wholeFigures(msg.drawn));
     rehearse(figuresToRehearse.filter((id) => id in msg.wiring));
+  } else if (msg.type === "drawn") {
+    post(wholeFigures([msg.figure]));
   } else if (msg.type.startsWith("view-")) {
     try {
       post(viewAnswer(msg));

@@ -8,11 +8,12 @@ The page says which model is which once, with ``connect`` (the wiring the build 
 ``layoutkit.document.wiring``).
 
 static/worker.js calls ``start`` once (or, restoring the build's memory snapshot taken right
-after ``start``, nothing), ``connect`` when the page shows its figures, then ``change`` and
-``act`` for the reader's changes, ``view_state``, ``apply_view`` and ``reset_view`` for links
-to a figure's view, ``state_code`` for its try-it cell and ``rehearse`` to warm up. Each
-returns the page's updates: model id -> {property: value}, with a data source's changed
-columns under ``data``.
+after ``start``, nothing), ``connect`` when the page shows its figures, ``whole`` for each
+figure the page has drawn (then, or later as the reader nears it), ``change`` and ``act`` for
+the reader's changes, ``view_state``, ``apply_view`` and ``reset_view`` for links to a
+figure's view, ``state_code`` for its try-it cell and ``rehearse`` to warm up. Those that
+answer with the page's updates give model id -> {property: value}, with a data source's
+changed columns under ``data``.
 """
 
 import json
@@ -46,21 +47,26 @@ def has_figure(figure_id: str) -> bool:
     return figure_id in FIGURES
 
 
-def connect(wiring_json: str) -> dict[str, dict[str, dict]]:
-    """The page's figures and their models (JSON: figure id -> wiring); others are dropped.
-
-    Returns every figure's whole drawing as this worker drew it, as updates (figure id ->
-    model id -> {property: value}): the page shows the build's, and this numpy may round a
-    float's last bit otherwise, so the page takes the values that differ, and later changes
-    and a Reset never show digits the page did not show before.
-    """
+def connect(wiring_json: str) -> None:
+    """The page's figures and their models (JSON: figure id -> wiring); others are dropped."""
     WIRING.clear()
     WIRING.update(json.loads(wiring_json))
     for figure_id in [f for f in FIGURES if f not in WIRING]:
         del FIGURES[figure_id]
     if missing := [f for f in WIRING if f not in FIGURES]:
         start(missing)
-    return {figure_id: updates(figure_id, figure.sent) for figure_id, figure in FIGURES.items()}
+
+
+def whole(figure_id: str) -> dict[str, dict]:
+    """Figure ``figure_id``'s whole drawing as it stands, as the page's updates: model id ->
+    {property: value}, for every model it draws.
+
+    The page asks once the figure is drawn on it (as it goes live, or later, as the reader
+    nears it): the page shows the build's numbers and this numpy may round a float's last bit
+    otherwise, and the figure may have moved since (a link's view), so the page takes the
+    values that differ, and later changes and a Reset never show digits it did not show before.
+    """
+    return updates(figure_id, FIGURES[figure_id].sent)
 
 
 def decode(control: Control, wired: Mapping[str, Any], raw: Any):

@@ -118,6 +118,7 @@ class LivePages:
             v = self.opened[path] = Visit(self.browser, self.url + path)
             if has_figures(path):
                 v.wait_for("live")
+                v.show_every_figure()  # drawn, as for a reader who has read the page once
             else:
                 v.page.wait_for_load_state("load")
         else:
@@ -150,6 +151,7 @@ class LivePages:
             for reset in page.locator("figure[data-figure] [data-view=reset]").all():
                 reset.click()
             wait_idle(page)
+        v.show_every_figure()  # a test that loaded the page again left figures to draw
         page.evaluate(_TIDY)
         next_frame(page)
 
@@ -187,4 +189,5 @@ def opened_live(visit, paths) -> dict[str, Visit]:
     visits = {path: visit(path) for path in paths}
     for v in visits.values():
         v.wait_for("live")
+        v.show_every_figure()
     return visits

@@ -323,6 +323,7 @@ def test_an_import_the_snapshot_lacks_fetches_the_standard_library_first(fresh_p
     assert "python_stdlib.zip" in snapshot.LATER
     stdlib = "/python_stdlib.zip.zst"
     # The figures' Python at work, and a cell's: still nothing fetched.
+    v.show("three-modes")
     v.page.locator('[data-figure="three-modes"] select').first.select_option(index=2)
     run(v, 1)
     assert not [url for url in v.requests if url.endswith(stdlib)]

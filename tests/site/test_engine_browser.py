@@ -72,7 +72,7 @@ def holder_ids(page) -> dict[str, str]:
     return page.eval_on_selector_all(
         "figure[data-figure]",
         "figs => Object.fromEntries(figs.map((f) =>"
-        " [f.dataset.figure, f.querySelector('.fig-slot > div').id]))",
+        " [f.dataset.figure, f.querySelector('.fig-slot > div')?.id]))",
     )
 
 
@@ -97,6 +97,7 @@ def test_a_control_moved_before_live_takes_effect_when_live(visit):
     v = visit(POST1, routes=routes)
     page = v.page
     v.wait_for("static")
+    v.show("three-steps")
     page.locator('[data-figure="three-steps"] select').select_option("with")
     until(page, lambda: held, what="Python's download should be waiting")
     assert v.figures == "static"

@@ -23,6 +23,7 @@ import pytest
 
 from harness import engines
 from harness.site import BASE, POST1, WITH_FIGURES, has_figures
+from harness.visit import DRAWN
 from sitebuild import snapshot
 from sitebuild.cache import PROJECT_ROOT
 from sitebuild.serve import serve_in_thread
@@ -106,6 +107,8 @@ def test_a_broken_snapshot_falls_back_by_itself(engine, broken_snapshot_url):
 
 
 # -- one control of each figure, moved
+
+SCROLL_TO = "(id) => document.getElementById(`figure-${id}`).scrollIntoView()"
 
 # The first control of a figure that can be moved to another value (its model changed as the
 # reader's input changes it): a choice to another option, a switch flipped, a slider to its
@@ -214,6 +217,8 @@ def test_one_control_per_figure_recomputes_as_cpython_does(engine, engine_pages,
     prerender = tab.evaluate('() => JSON.parse(document.getElementById("prerender").textContent)')
     moved = 0
     for figure_id, data in prerender.items():
+        tab.evaluate(SCROLL_TO, figure_id)  # a figure is drawn as the reader nears it
+        tab.wait(DRAWN, figure_id)
         move = tab.evaluate(MOVE, figure_id)
         if move is None:
             continue  # a figure of buttons alone (none today; the count below says)

@@ -109,11 +109,13 @@ def ax_figures(page) -> dict[str, dict]:
     return figures
 
 
-def assert_controls(page, *, disabled: bool, busy: bool) -> None:
+def assert_controls(v, *, disabled: bool, busy: bool) -> None:
     """Every figure's controls are disabled (or all enabled), Retry and Reload always enabled,
-    the view's buttons enabled only when live, and every figure busy (or none)."""
+    the view's buttons enabled only when live, and every figure busy (or none). Each figure is
+    scrolled to first: those the page had not drawn are drawn in the state the others are in."""
+    v.show_every_figure()
     live = not disabled and not busy
-    for title, fig in ax_figures(page).items():
+    for title, fig in ax_figures(v.page).items():
         assert fig["busy"] is busy, f"{title}: busy is {fig['busy']}"
         controls = [c for c in fig["controls"] if c[1] not in RECOVERY | VIEW]
         assert controls, f"{title}: no control in the accessibility tree"
@@ -150,13 +152,19 @@ def assert_busy_while_starting(v) -> None:
     "failed".)"""
     wait_until(v.page, "() => document.documentElement.dataset.figures !== 'failed'")
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "static"
-    assert_controls(v.page, disabled=False, busy=True)
+    assert_controls(v, disabled=False, busy=True)
+
+
+def choose_step(v) -> None:
+    """The reader scrolls to section 3.3's first figure and picks 'step' as the query."""
+    v.show("matmul-scores")
+    v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
 
 
 def hold_a_change(v) -> None:
     """The reader picks 'step' in section 3.3's first figure while Python is on its way: the
     figure says the change waits for Python."""
-    v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
+    choose_step(v)
     status = v.page.locator('[data-figure="matmul-scores"] .fig-status')
     expect(status).to_contain_text("Waiting for Python")
 
@@ -204,7 +212,7 @@ def test_a_failed_start_is_said_disabled_and_retried(visit, blocked, why):
     buttons = v.page.locator(f"{STATUS} button")
     expect(buttons).to_have_count(v.page.locator(STATUS).count())
     expect(buttons.first).to_have_text("Retry")
-    eventually(v.page, lambda: assert_controls(v.page, disabled=True, busy=False))
+    eventually(v.page, lambda: assert_controls(v, disabled=True, busy=False))
     console.assert_clean()
 
     gate.open()
@@ -212,7 +220,7 @@ def test_a_failed_start_is_said_disabled_and_retried(visit, blocked, why):
     assert_busy_while_starting(v)
     v.wait_for("live")
     expect(v.page.locator(f"{STATUS} button")).to_have_count(0)
-    assert_controls(v.page, disabled=False, busy=False)
+    assert_controls(v, disabled=False, busy=False)
     # The change held before the failure is Python's now.
     expect(v.readout_locator("matmul-scores", "scores")).to_have_text(step_scores())
     console.assert_clean()
@@ -225,9 +233,10 @@ def test_the_blocked_runtime_on_a_post_leaves_no_uncaught_error(visit):
     gate.release("fail")
     v.wait_for("failed")
     # The pre-render stays readable, and says why it is not live.
+    v.show("three-steps")
     expect(v.readout_locator("three-steps", "context")).to_have_text("[0.4419, 0.6515, 0.5683]")
     assert v.status("three-steps").inner_text().startswith("Not live:")
-    eventually(v.page, lambda: assert_controls(v.page, disabled=True, busy=False))
+    eventually(v.page, lambda: assert_controls(v, disabled=True, busy=False))
     roles = {c[0] for fig in ax_figures(v.page).values() for c in fig["controls"]}
     assert {"slider", "textbox", "combobox", "radio", "button"} <= roles, roles
     console.assert_clean()
@@ -241,7 +250,7 @@ def test_an_outdated_page_says_so_and_disables_its_controls(visit):
     for status in statuses(v.page):
         assert status.startswith("Not live:") and "Reload" in status, status
     expect(v.page.locator(f"{STATUS} button").first).to_have_text("Reload")
-    eventually(v.page, lambda: assert_controls(v.page, disabled=True, busy=False))
+    eventually(v.page, lambda: assert_controls(v, disabled=True, busy=False))
     console.assert_clean()
 
 
@@ -257,23 +266,24 @@ def test_a_worker_failing_after_going_live_disables_until_retry(visit, fault, wh
     v = visit(SECTION33)
     console = Console(v.page)
     v.wait_for("live")
-    assert_controls(v.page, disabled=False, busy=False)
+    assert_controls(v, disabled=False, busy=False)
     (worker,) = v.page.workers
     worker.evaluate(fault)
     if not expected:
-        v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
+        choose_step(v)
     v.wait_for("failed")
     for status in statuses(v.page):
         assert status.startswith("Not live:") and why in status, status
     # The pre-render is drawn again, its numbers and its controls disabled.
+    v.show("matmul-scores")
     expect(v.readout_locator("matmul-scores", "scores")).to_have_text(matmul_default())
-    eventually(v.page, lambda: assert_controls(v.page, disabled=True, busy=False))
+    eventually(v.page, lambda: assert_controls(v, disabled=True, busy=False))
     console.assert_clean(expected)
 
     v.page.locator(f"{STATUS} button").first.click()
     assert_busy_while_starting(v)
     v.wait_for("live")
-    assert_controls(v.page, disabled=False, busy=False)
-    v.page.locator('[data-figure="matmul-scores"] select').select_option("step")
+    assert_controls(v, disabled=False, busy=False)
+    choose_step(v)
     expect(v.readout_locator("matmul-scores", "scores")).to_have_text(step_scores())
     console.assert_clean(expected)

@@ -66,8 +66,10 @@ def status_of(v, figure_id: str) -> str:
 
 @pytest.fixture(scope="module")
 def post1(visit):
+    """Post 1, live, scrolled to the figure the bursts change (drawn as the reader nears it)."""
     v = visit(POST1)
     v.wait_for("live")
+    v.show("three-steps")
     return v
 
 
@@ -152,6 +154,7 @@ def test_a_wheel_not_matching_its_sha256_is_refused(browser, tampered_url):
         v.wait_for("failed")
         status = status_of(v, "matmul-scores")
         assert status.startswith("Not live:") and "attention" in status, status
+        v.show("matmul-scores")
         assert v.readout("matmul-scores", "scores") == matmul_default()
     finally:
         v.close()

@@ -61,6 +61,7 @@ def test_using_a_control_brings_the_figures_live_with_that_change(browser, serve
     v = saving_data(browser, server_url + POST1)
     try:
         assert runtime_requests(v) == []
+        v.show("three-steps")
         v.page.locator('[data-figure="three-steps"] select').select_option("step")
         v.wait_for("live")
         w = softmax(query_scores(book_inputs(), TOKENS.index("step")))

@@ -43,6 +43,7 @@ def start_of(v) -> str:
 def assert_live_and_computing(v) -> None:
     """Live, and a control change gives CPython's numbers."""
     v.wait_for("live")
+    v.show("three-steps")
     v.page.locator('[data-figure="three-steps"] select').select_option("step")
     w = softmax(query_scores(book_inputs(), TOKENS.index("step")))
     expect(v.readout_locator("three-steps", "context")).to_have_text(vec(context(w, book_inputs())))
@@ -98,7 +99,7 @@ def answered_by(visit, pattern: str, handler, path: str = POST1) -> list[str]:
     assert start_of(v) == "ordinary"
     if path == POST1:
         assert_live_and_computing(v)
-    assert_controls(v.page, disabled=False, busy=False)
+    assert_controls(v, disabled=False, busy=False)
     wait_until(v.page, "() => harnessProbe.received.rehearsed === 1")
     console.assert_clean()
     return reasons

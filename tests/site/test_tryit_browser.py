@@ -79,6 +79,7 @@ def tryit_page(visit):
 
 def test_try_it_opens_the_figures_state_and_prints_its_readout(tryit_page):
     v = tryit_page
+    v.show(FIGURE)
     figure(v).locator("select").first.select_option("step")
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
     shown = readout_lines(v)
@@ -142,6 +143,7 @@ def test_a_state_python_cannot_read_leaves_the_cell_its_own_and_the_figures_live
         "No figure state (Python could not read it): the cell keeps the state it had."
     )
     assert output(v) == cpython_readout(tryit.default_state(module(FIGURE)))
+    v.show(FIGURE)
     figure(v).locator("select").first.select_option("step")
     expect(figure(v).locator("dl.readout dt").first).to_have_text("ω for step")
     assert v.page.evaluate("() => document.documentElement.dataset.figures") == "live"

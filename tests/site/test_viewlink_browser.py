@@ -170,10 +170,11 @@ def test_bad_links_open_the_defaults_with_a_note(live2, server_url):
         expect(line).to_contain_text(named)
         expect(line).to_contain_text("showing the defaults.")
         expect(line).to_have_attribute("data-status", "live")
+    assert figure_on_screen(v, "heads")
     for module in (cost, heads, masking):  # heads shows more rows: its shape trace
         want = expected(module, module.DEFAULT)
+        v.show(figures.figure_id(module))
         got = shown(v, figures.figure_id(module))
         assert {key: got.get(key) for key in want} == want
     assert v.page.locator("script:text('alert(1)')").count() == 0
-    assert figure_on_screen(v, "heads")
     assert v.errors == []

@@ -72,6 +72,7 @@ def test_a_figure_the_build_did_not_make_fails_the_start_and_says_which(visit):
     status = v.page.locator('[data-figure="three-steps"] .fig-status').inner_text()
     assert status.startswith("Not live:") and "no-such-figure" in status, status
     w = softmax(query_scores(book_inputs(), TOKENS.index("journey")))
+    v.show("three-steps")
     expect(v.readout_locator("three-steps", "context")).to_have_text(vec(context(w, book_inputs())))
     assert v.errors == []
 

@@ -168,16 +168,28 @@ def test_connect_keeps_only_the_pages_figures():
     assert set(live.FIGURES) == {"masking"}
 
 
-def test_connect_answers_with_each_figures_whole_drawing():
-    """The page sets, as its figures go live, the values the worker's numpy drew that differ
-    from the build's: every model a figure draws, each with everything it shows."""
+def test_a_figures_whole_drawing_is_every_model_it_draws():
+    """The page sets, once a figure is drawn on it, the values the worker's numpy drew that
+    differ from the build's: every model the figure draws, each with everything it shows."""
     doc, wiring = built("masking")
     live.start(["masking"])
     assert live.has_figure("masking") and not live.has_figure("no-such-figure")
-    whole = live.connect(json.dumps({"masking": wiring}))["masking"]
+    live.connect(json.dumps({"masking": wiring}))
+    whole = live.whole("masking")
     drawn = {model_id for model_id, _ in wiring["handles"].values()}
     drawn |= {c["id"] for c in wiring["controls"].values()}
     assert set(whole) == drawn
     before = [values(m) for m in models(doc)]
     apply(doc, whole)
     assert [values(m) for m in models(doc)] == before  # CPython draws what the build drew
+
+
+def test_a_figure_drawn_after_its_view_moved_shows_the_view():
+    """A link's view is applied as the page goes live, and the page may draw that figure only
+    later, as the reader nears it: the whole drawing it then asks for is the view's."""
+    doc, _ = started("masking")
+    live.apply_view("masking", json.dumps({"step": "3"}))
+    apply(doc, live.whole("masking"))
+    want, _ = built("masking", live.FIGURES["masking"].state)
+    assert live.FIGURES["masking"].state != Figure("masking", figures.module("masking")).state
+    assert [values(m) for m in models(doc)] == [values(m) for m in models(want)]

@@ -1,0 +1,114 @@
+"""A figure is drawn as the reader nears it. On a phone, post 1 loads with the figures near the
+screen drawn and the rest waiting, each an empty, named Tab stop; scrolled to, a waiting figure
+is drawn and live at once (its readouts CPython's, a control answered as CPython computes it);
+reached by Tab, it is drawn and the focus goes on to its first control; a link to a far
+figure's view draws that figure first, in the view; and print draws every figure.
+
+Each test opens a fresh page: what is drawn before the reader moves is the point."""
+
+import pytest
+from playwright.sync_api import expect
+
+from figures import depth, magnitude
+from harness.dom import focus_before
+from harness.site import POST1
+from harness.visit import PHONE
+from tests.figures.probe import agree
+
+pytestmark = pytest.mark.browser
+FIRST, LAST = "depth", "magnitude"  # post 1's first figure and its last, screens below
+NOT_DRAWN = "figure[data-figure]:not([data-drawn])"
+PLACEHOLDER = "its plots and controls, drawn as you reach them"  # a waiting slot's name
+
+
+def expected(module, state) -> dict[str, str]:
+    return {key: text for key, _, text in module.readouts(state)}
+
+
+def drawn(v, figure_id: str) -> bool:
+    return v.figure(figure_id).get_attribute("data-drawn") is not None
+
+
+def canvases(v, figure_id: str) -> int:
+    return v.figure(figure_id).locator("canvas").count()
+
+
+@pytest.fixture
+def phone_page(visit):
+    """Post 1, fresh, at a phone's size, live; closed after the test (it holds a Python)."""
+    v = visit(POST1, viewport=PHONE)
+    v.wait_for("live")
+    yield v
+    v.close()
+
+
+def test_the_page_draws_the_figures_near_the_screen_and_the_rest_as_the_reader_nears_them(
+    phone_page,
+):
+    v = phone_page
+    assert v.page.evaluate("() => performance.getEntriesByName('prerender-visible').length") == 1
+    # Drawn: only figures that were within a screen of the screen (and so are above its end).
+    tops = v.page.locator("figure[data-figure][data-drawn]").evaluate_all(
+        "(figures) => figures.map((f) => f.getBoundingClientRect().top / innerHeight)"
+    )
+    assert all(top < 2 for top in tops), tops
+    assert not drawn(v, LAST) and canvases(v, LAST) == 0
+    slot = v.figure(LAST).locator(".fig-slot")
+    expect(slot).to_have_attribute("tabindex", "0")
+    expect(slot).to_have_accessible_name(f"Figure 6: {PLACEHOLDER}")
+    v.show(FIRST)
+    assert canvases(v, FIRST) > 0
+    agree(FIRST, v.readouts(FIRST), expected(depth, depth.DEFAULT))
+    v.show(LAST)
+    assert canvases(v, LAST) > 0
+    expect(slot).not_to_have_attribute("tabindex", "0")
+    agree(LAST, v.readouts(LAST), expected(magnitude, magnitude.DEFAULT))
+    token = next(t for t in magnitude.CONTROLS[0].values if t != magnitude.DEFAULT.token)
+    v.figure(LAST).locator("select").first.select_option(token)
+    v.wait_idle()
+    moved = magnitude.DEFAULT._replace(token=token)
+    agree(LAST, v.readouts(LAST), expected(magnitude, moved))
+
+
+def test_a_figure_reached_by_tab_is_drawn_and_the_focus_goes_on_to_its_first_control(phone_page):
+    v = phone_page
+    assert not drawn(v, LAST)
+    focus_before(v.status(LAST))
+    v.page.keyboard.press("Tab")
+    expect(v.figure(LAST)).to_have_attribute("data-drawn", "live")
+    where = v.page.evaluate(
+        """(id) => {
+          let el = document.activeElement;
+          while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+          let inside = false;
+          const fig = document.querySelector(`[data-figure="${id}"]`);
+          for (let n = el; n; n = n.parentNode || n.host) if (n === fig) inside = true;
+          return { inside, tag: el?.tagName, name: el?.getAttribute("aria-label") || el?.title };
+        }""",
+        LAST,
+    )
+    assert where["inside"] and where["tag"] == "SELECT", where
+
+
+def test_a_link_to_a_far_figures_view_draws_that_figure_first_in_the_view(visit):
+    moved = magnitude.DEFAULT._replace(scale=2.5)
+    v = visit(f"{POST1}?{LAST}.scale-factor=2.5#figure-{LAST}", viewport=PHONE)
+    try:
+        v.wait_for("live")
+        expect(v.status(LAST)).to_contain_text("showing the view from the link")
+        v.wait_idle()
+        assert drawn(v, LAST)
+        agree(LAST, v.readouts(LAST), expected(magnitude, moved))
+    finally:
+        v.close()
+
+
+def test_print_draws_every_figure(phone_page):
+    v = phone_page
+    assert v.page.locator(NOT_DRAWN).count() > 0
+    v.page.emulate_media(media="print")
+    expect(v.page.locator(NOT_DRAWN)).to_have_count(0)
+    for figure_id in v.page.locator("figure[data-figure]").evaluate_all(
+        "(figures) => figures.map((f) => f.dataset.figure)"
+    ):
+        assert canvases(v, figure_id) > 0, figure_id
