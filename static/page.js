@@ -345,6 +345,11 @@
         if (!model) throw new Error(`the worker changed a model ${figureId} does not have (${id})`);
         const { data, clicks, ...rest } = differing(model, props);
         if (clicks !== undefined) state.clicks.set(`${figureId}|${wiring[figureId].byId.get(id).key}`, clicks);
+        // A control the reader has moved again since (a change still queued for it) keeps the
+        // reader's value: set back, the reader's next key press would start from the old one.
+        const wired = wiring[figureId].byId.get(id);
+        const queued = (c) => c.figure === figureId && c.key === wired?.key;
+        if (wired?.prop && state.sending.queued.some(queued)) delete rest[wired.prop];
         if (data !== undefined) rest.data = { ...model.data, ...columns(data) };
         if (Object.keys(rest).length) model.setv(rest);
       }

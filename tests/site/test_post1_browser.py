@@ -149,6 +149,34 @@ def test_magnitude_scale_and_cosine(post):
     assert post.errors == []
 
 
+# The reader moves the scale slider twice, the second time while the worker is still on the
+# first (the change waits, queued): once the first change is answered, what the slider holds.
+MOVED_TWICE = """async (title) => {
+  const models = [...Bokeh.index].flatMap((view) => [...view.model.references()]);
+  const slider = models.find((m) => m.title === title && "value" in m);
+  const answered = () => harnessProbe.received["change-done"] || 0;
+  const before = answered();
+  const start = slider.value;
+  slider.value = start + slider.step;
+  slider.value = start + 2 * slider.step;
+  while (answered() === before) await new Promise((resolve) => setTimeout(resolve, 5));
+  return [start + 2 * slider.step, slider.value];
+}"""
+
+
+def test_a_control_moved_again_keeps_the_readers_value_while_the_worker_catches_up(post):
+    """An answer to an earlier change does not set a control back: the reader's next key
+    press would start from the old value (a run of key presses would lose some)."""
+    post.show(figure_id(magnitude))
+    moved, held = post.page.evaluate(MOVED_TWICE, "Scale factor")
+    assert held == moved
+    post.wait_idle()
+    weights = attend(scale_token(book_inputs(), TOKENS.index("with"), round(moved, 1)))[1]
+    expect(post.readout_locator(figure_id(magnitude), "self_weight")).to_have_text(
+        num(weights[3, 3], 3)
+    )
+
+
 SELECTED = """() => {
   const docs = new Set([...Bokeh.index].map((view) => view.model.document)); // those on screen
   const has = (data, key) => (data instanceof Map ? data.has(key) : key in data);
