@@ -44,7 +44,7 @@ from bench.browser import (
     new_page,
     scenario_latency,
 )
-from bench.memory import page_memory
+from bench.memory import page_memory, phone_reading
 from harness.chromium import launch as chromium  # the browser the tests use, as they launch it
 from harness.site import BASE  # the tests' base path
 from sitebuild.cache import PROJECT_ROOT, default_cache_dir
@@ -201,8 +201,28 @@ def measure_site(browser, root: str, pages: list[str], found, args) -> dict:
         log(f"memory of {slug} at a phone's screen")
         results[slug] = {"loads": loads, "warm": warm, **throttled, "ordinary": ordinary,
                          "latency": rows, "blocked": blocked,
-                         "memory": memory_run(browser, root + slug)}  # fmt: skip
+                         "memory": memory_run(browser, root + slug),
+                         **main_thread_run(browser, root + slug, args)}  # fmt: skip
     return results
+
+
+# How much slower than this machine's the CPU of the main-thread run is (DevTools' throttling):
+# a mid-range phone's, as Lighthouse's mobile runs take it.
+CPU_SLOWDOWN = 4
+
+
+def main_thread_run(browser, url: str, args) -> dict:
+    """Cold loads with the CPU slowed CPU_SLOWDOWN times (their main-thread blocking), and one
+    reading at a phone's screen: the page scrolled through once live."""
+    log(f"main thread of {url}: CPU slowed {CPU_SLOWDOWN}x, then a phone's scroll")
+    slowed = []
+    for _ in range(args.runs):
+        context, page, recorder = new_page(browser, cpu_slowdown=CPU_SLOWDOWN)
+        try:
+            slowed.append(measure_load(page, recorder, url))
+        finally:
+            context.close()
+    return {"slowed": slowed, "reading": phone_reading(browser, url)}
 
 
 def memory_run(browser, url: str) -> dict:
@@ -257,11 +277,12 @@ def measure_baseline(browser, args, cache: Path, work: Path) -> dict:
         rows, blocked, _ = latency_run(browser, url, [None], args.changes)
         log("memory of the baseline at a phone's screen")
         memory = {"live": page_memory(browser, url)}
+        main_thread = main_thread_run(browser, url, args)
         in_engines = {} if args.no_engines else engines_of(browser, server, {"baseline": url}, args)
     finally:
         server.shutdown()
     return {"loads": loads, **throttled, "latency": rows, "blocked": blocked, "ordinary": [],
-            "outside": outside, "notes": notes, "memory": memory,
+            "outside": outside, "notes": notes, "memory": memory, **main_thread,
             "engines": in_engines}  # fmt: skip
 
 
@@ -316,7 +337,8 @@ def print_measures(title: str, r: dict, args, warm, per: str) -> None:
     if r["ordinary"]:
         title = f"  without the snapshot (the ordinary start), {args.runs} cold loads:"
         print("\n".join(report.load_table(title, r["ordinary"])))
-    print("\n".join(report.memory_lines(r["memory"])))
+    print("\n".join(report.memory_lines(r["memory"], r["reading"])))
+    print("\n".join(report.main_thread_lines(r["loads"], r["slowed"], r["reading"])))
     print(f"  control -> readout latency ({args.changes} {per}, ms):")
     print("\n".join(report.latency_table(r["latency"])))
     print_outside(r["loads"], r["blocked"])

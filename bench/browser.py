@@ -14,7 +14,7 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.visit import instrument
+from harness.visit import instrument, show_figure
 
 INPAGE_JS = (Path(__file__).parent / "inpage.js").read_text()
 VIEWPORT = {"width": 1280, "height": 900}
@@ -49,6 +49,10 @@ class Load:
     network_bytes: int = 0
     network_files: list[tuple[str, int]] = field(default_factory=list)
     transfer: dict[str, float] = field(default_factory=dict)
+    # The main thread, navigation to live: long tasks' time over 50 ms summed, the longest task.
+    blocking: float | None = None
+    longest_task: float | None = None
+    shift: float | None = None  # the layout shift, navigation to live
 
     @property
     def prerender(self) -> float | None:
@@ -218,10 +222,15 @@ def without_snapshot(route) -> None:
 
 
 def new_page(
-    browser, throttle: dict | None = None, block_outside: bool = False, snapshot: bool = True
+    browser,
+    throttle: dict | None = None,
+    block_outside: bool = False,
+    snapshot: bool = True,
+    cpu_slowdown: float = 1,
 ):
     """A fresh context (cold cache) and page, instrumented; optionally network-throttled
-    (``throttle``: DevTools' network conditions, THROTTLE or SLOW).
+    (``throttle``: DevTools' network conditions, THROTTLE or SLOW) or with its CPU slowed
+    ``cpu_slowdown`` times (DevTools' CPU throttling).
 
     With ``block_outside`` every request leaving 127.0.0.1 is aborted by a route and kept in
     ``recorder.blocked``. Routing disables Chromium's HTTP cache, so timed loads go without
@@ -246,6 +255,9 @@ def new_page(
         cdp = context.new_cdp_session(page)
         cdp.send("Network.enable")
         cdp.send("Network.emulateNetworkConditions", throttle)
+    if cpu_slowdown != 1:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu_slowdown})
     return context, page, recorder
 
 
@@ -254,10 +266,14 @@ def measure_load(page, recorder: Recorder, url: str) -> Load:
     recorder.reset()
     page.goto(url)
     state = wait_until_settled(page)
+    main_thread = page.evaluate("() => window.__bench.toLive()")
     responses, pending = recorder.completed(page)
     raw, zipped, refetched = body_sizes(responses)
     network = network_sizes(responses)
     return Load(
+        blocking=main_thread["blocking"],
+        longest_task=main_thread["longest"],
+        shift=main_thread["shift"],
         url=url,
         state=state,
         start=page.evaluate("() => document.documentElement.dataset.start || ''"),
@@ -308,7 +324,10 @@ def largest_transfers(responses: list, recorder: Recorder) -> dict[str, float]:
 
 
 def control_latency(page, figure_id: str | None, n: int) -> dict:
-    """Time n changes of the first control of the figure that moves its readout."""
+    """Time n changes of the first control of the figure that moves its readout (scrolled to
+    first: a figure of the site is drawn as the reader nears it)."""
+    if figure_id:
+        show_figure(page, figure_id)
     return page.evaluate("([id, n]) => window.__bench.latency(id, n)", [figure_id, n])
 
 
@@ -319,6 +338,7 @@ def cell_latency(page, n: int) -> dict:
 
 def scenario_latency(page, figure_id: str, setup: list, change: dict, n: int) -> dict:
     """Time n changes of a named control after moving others to fixed values."""
+    show_figure(page, figure_id)
     return page.evaluate(
         "([id, setup, change, n]) => window.__bench.scenario(id, setup, change, n)",
         [figure_id, setup, change, n],

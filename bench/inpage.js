@@ -61,6 +61,60 @@
     observer.disconnect();
   }
 
+  // ---- the main thread ----
+
+  // Every long task of the page's main thread (over 50 ms) from the navigation on: Chromium
+  // reports them to an observer registered this early.
+  const longTasks = [];
+  if (PerformanceObserver.supportedEntryTypes?.includes("longtask")) {
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) longTasks.push({ start: e.startTime, length: e.duration });
+    }).observe({ type: "longtask", buffered: true });
+  }
+  const tasksBetween = (from, to) => longTasks.filter((t) => t.start >= from && t.start < to);
+  // What blocked the main thread between two times: each long task's time over 50 ms, summed
+  // (as Lighthouse's total blocking time counts it), and the longest task.
+  const blocking = (from, to) => {
+    const tasks = tasksBetween(from, to);
+    return {
+      blocking: tasks.reduce((sum, t) => sum + t.length - 50, 0),
+      longest: tasks.reduce((most, t) => Math.max(most, t.length), 0),
+    };
+  };
+  const layoutShift = () => self.harnessProbe.shifts.reduce((sum, s) => sum + s.value, 0);
+  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  const settledTasks = () => new Promise((resolve) => setTimeout(resolve, 100));
+
+  // From the navigation to the figures going live: the main thread's blocking and the layout
+  // shift so far.
+  async function toLive() {
+    await settledTasks(); // a long task is reported once it has ended
+    const [live] = performance.getEntriesByName("figures-live");
+    return { ...blocking(0, live ? live.startTime : performance.now()), shift: layoutShift() };
+  }
+
+  // Scroll the page from top to bottom half a screen at a time, two frames a step, as a reader
+  // flicking through it; then wait until every figure is drawn and the worker has answered.
+  // The main thread's blocking over the whole scroll.
+  async function scrollThrough(timeoutMs = 60000) {
+    scrollTo(0, 0);
+    await frame();
+    const start = performance.now();
+    const html = document.documentElement;
+    while (scrollY + innerHeight < html.scrollHeight - 1) {
+      scrollBy(0, innerHeight / 2);
+      await frame();
+      await frame();
+    }
+    const figures = document.querySelectorAll("figure[data-figure]");
+    const drawn = (f) => f.querySelector(".fig-slot").childElementCount > 0;
+    const done = () => [...figures].every(drawn) && self.harnessProbe.idle();
+    while (!done() && performance.now() - start < timeoutMs) await frame();
+    const end = performance.now();
+    await settledTasks();
+    return { ...blocking(start, end), drawn: done() };
+  }
+
   // ---- the live Bokeh documents ----
 
   // The figures' root models on screen, from whichever documents hold them (one per figure
@@ -260,6 +314,8 @@
   }
 
   window.__bench = {
+    toLive,
+    scrollThrough,
     latency,
     scenario,
     summary,

@@ -1,4 +1,5 @@
-"""What a page holds in memory on a phone's screen: PSS of the browser's own processes.
+"""What a page holds in memory on a phone's screen: PSS of the browser's own processes; and
+what a reader scrolling through the page there meets: long tasks, layout shift.
 
 Each measure opens the page in a fresh browser context at a phone's viewport and density
 (412 x 915, device pixel ratio 2.625, touch), waits for the page's own signal (figures live,
@@ -12,7 +13,7 @@ page's tab minus the same page's with no worker (Data Saver).
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.browser import wait_until_settled
+from bench.browser import INPAGE_JS, wait_until_settled
 from harness.visit import instrument
 
 PHONE = {
@@ -65,6 +66,7 @@ def phone_page(browser, save_data: bool = False):
     """A fresh context at a phone's screen, and its page."""
     context = browser.new_context(**PHONE)
     instrument(context)
+    context.add_init_script(INPAGE_JS)
     if save_data:
         context.add_init_script(SAVE_DATA)
     return context, context.new_page()
@@ -129,5 +131,42 @@ def page_memory(browser, url: str, save_data: bool = False, cell: bool = False) 
         if cell and not run_first_cell(page):
             return None
         return measure(browser)
+    finally:
+        context.close()
+
+
+# How long after live the layout shift is still counted: late drawing, fonts, a banner going.
+AFTER_LIVE_MS = 5000
+
+
+@dataclass
+class Reading:
+    """A live page at a phone's screen, scrolled through once from top to bottom."""
+
+    shift: float  # the layout shift from the navigation to AFTER_LIVE_MS after live
+    blocking: float  # while scrolling: long tasks' time over 50 ms, summed (ms)
+    longest: float  # while scrolling: the longest task (ms)
+    every_figure_drawn: bool  # once the scroll has ended
+    memory: Memory  # once every figure the scroll passed is drawn
+
+
+def phone_reading(browser, url: str) -> Reading | None:
+    """Open ``url`` at a phone's screen, wait until live and AFTER_LIVE_MS more, then scroll
+    it through (bench/inpage.js's scrollThrough). None if the page did not go live."""
+    context, page = phone_page(browser)
+    try:
+        page.goto(url)
+        if _settled(page, save_data=False) != "live":
+            return None
+        page.wait_for_timeout(AFTER_LIVE_MS)
+        shift = page.evaluate("() => harnessProbe.shifts.reduce((sum, s) => sum + s.value, 0)")
+        scrolled = page.evaluate("() => window.__bench.scrollThrough()")
+        return Reading(
+            shift=shift,
+            blocking=scrolled["blocking"],
+            longest=scrolled["longest"],
+            every_figure_drawn=scrolled["drawn"],
+            memory=measure(browser),
+        )
     finally:
         context.close()

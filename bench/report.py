@@ -131,10 +131,19 @@ def mebibytes(n: float | None) -> str:
     return "-" if n is None else f"{n / 1024 / 1024:.0f} MiB"
 
 
-def memory_lines(memory: dict) -> list[str]:
+def milliseconds(ms: float | None) -> str:
+    return "-" if ms is None else f"{ms:.0f} ms"
+
+
+def shift(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def memory_lines(memory: dict, reading=None) -> list[str]:
     """The page's memory at a phone's screen (bench/memory.py): PSS of the tab and of the
-    whole browser, live, with its pre-render alone, with a code cell run; and the worker's
-    share, the live tab minus the pre-render's."""
+    whole browser, live, with its pre-render alone, with a code cell run, and once scrolled
+    through (``reading``, every figure drawn); and the worker's share, the live tab minus the
+    pre-render's."""
     lines = ["  memory at a phone's screen (412 x 915 at 2.625), PSS, one load each:"]
     labels = {
         "live": "live",
@@ -147,9 +156,37 @@ def memory_lines(memory: dict) -> list[str]:
         m = memory[key]
         cells = "-" if m is None else f"tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}"
         lines.append(f"    {label:<44} {cells}")
+    if reading is not None:
+        m, label = reading.memory, "live, scrolled through (every figure drawn)"
+        lines.append(f"    {label:<44} tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}")
     live, alone = memory.get("live"), memory.get("prerender")
     if live and alone:
         lines.append(
             f"    {'the worker (live tab - pre-render tab)':<44} {mebibytes(live.tab - alone.tab)}"
         )
+    return lines
+
+
+def main_thread_lines(loads: Sequence[Load], slowed: Sequence[Load], reading) -> list[str]:
+    """The main thread: its blocking (each long task's time over 50 ms, summed) and longest task
+    from the navigation to live, unthrottled (the cold loads) and with the CPU slowed; while a
+    phone's reader scrolls the live page through; and the layout shift."""
+    lines = ["  main thread (Chromium's long tasks; blocking: each one's time over 50 ms, summed):"]
+    slowest = "navigation to live, CPU slowed 4x"
+
+    def row(label: str, cells: str) -> None:
+        lines.append(f"    {label:<58} {cells}")
+
+    for label, runs in (("navigation to live", loads), (slowest, slowed)):
+        row(f"{label}: blocking", spread([x.blocking for x in runs], milliseconds))
+        row(f"{label}: longest task", spread([x.longest_task for x in runs], milliseconds))
+    row("layout shift, navigation to live (desktop)", spread([x.shift for x in loads], shift))
+    if reading is None:
+        row("phone (412 x 915), scrolled through once live", "- (not live)")
+        return lines
+    row("layout shift, navigation to 5 s after live (phone)", shift(reading.shift))
+    row("scrolling the live page through (phone): blocking", milliseconds(reading.blocking))
+    row("scrolling the live page through (phone): longest task", milliseconds(reading.longest))
+    if not reading.every_figure_drawn:
+        row("  (NOT every figure drawn within 60 s of the scroll's start)", "")
     return lines
