@@ -675,6 +675,9 @@
   function takeOverBootWorker({ worker, events }) {
     state.worker = worker;
     listen(worker);
+    // With no figure on the screen, the page had none to draw before this: the worker, which
+    // waits for the screen's figures before it takes the CPU, need not.
+    if (state.prerender.visible) worker.postMessage({ type: "prerender-visible" });
     for (const event of events) {
       if (event.type === "error") worker.onerror(event);
       else worker.onmessage(event);

@@ -47,6 +47,9 @@ def test_the_page_draws_the_figures_near_the_screen_and_the_rest_as_the_reader_n
 ):
     v = phone_page
     assert v.page.evaluate("() => performance.getEntriesByName('prerender-visible').length") == 1
+    # No figure is on a phone's first screen of post 1: the worker is told at once, not left
+    # to wait for a drawing that never comes.
+    assert v.page.evaluate("() => harnessProbe.sent['prerender-visible']") == 1
     # Drawn: only figures that were within a screen of the screen (and so are above its end).
     tops = v.page.locator("figure[data-figure][data-drawn]").evaluate_all(
         "(figures) => figures.map((f) => f.getBoundingClientRect().top / innerHeight)"
