@@ -54,6 +54,7 @@ def show_figure(page, figure_id: str) -> None:
     worker's drawing of it on it (its data-drawn is "live" then, static/page.js)."""
     page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
     wait_until(page, DRAWN, arg=figure_id, timeout=LIVE_TIMEOUT_MS)
+    next_frame(page)  # what the worker's drawing set is drawn (Panel re-renders a pane later)
 
 
 def figure_state(page) -> str:
