@@ -315,6 +315,7 @@
 
   window.__bench = {
     toLive,
+    layoutShift,
     scrollThrough,
     latency,
     scenario,

@@ -159,7 +159,7 @@ def phone_reading(browser, url: str) -> Reading | None:
         if _settled(page, save_data=False) != "live":
             return None
         page.wait_for_timeout(AFTER_LIVE_MS)
-        shift = page.evaluate("() => harnessProbe.shifts.reduce((sum, s) => sum + s.value, 0)")
+        shift = page.evaluate("() => window.__bench.layoutShift()")
         scrolled = page.evaluate("() => window.__bench.scrollThrough()")
         return Reading(
             shift=shift,
