@@ -154,6 +154,22 @@ def hours_text(hours: float) -> str:
     return num(hours, 2) if hours >= 0.01 else sci(hours, 1)
 
 
+def decimal_text(x: float, unit: str) -> str:
+    """A size or a rate in decimal units, as datasheets print them: ``19 TB/s``, ``12.8 GB/s``,
+    ``20 MB``; three significant digits at most, trailing zeros dropped."""
+    x = float(f"{float(x):.3g}")  # round first: 999.6 B is 1 kB
+    prefixes = ("", "k", "M", "G", "T", "P")
+    k = min(max(0, math.floor(math.log10(abs(x)) / 3) if x else 0), len(prefixes) - 1)
+    return f"{x / 1000**k:.3g} {prefixes[k]}{unit}"
+
+
+def duration_text(seconds: float) -> str:
+    """A short time in the unit that reads best: ``5.9 µs``, ``61.2 ms``, ``2.35 s``."""
+    if seconds < 1e-3:
+        return f"{num(seconds * 1e6, 1)} µs"
+    return f"{num(seconds * 1e3, 1)} ms" if seconds < 1 else f"{num(seconds, 2)} s"
+
+
 def ratio_text(ratio: float) -> str:
     """Cards' worth of memory: 25.55; a sliver of one card in scientific notation."""
     return num(ratio, 2) if ratio >= 0.01 else sci(ratio, 1)

@@ -9,6 +9,8 @@ from formatting import (
     ARRAY_PRINT,
     DECIMALS,
     bytes_text,
+    decimal_text,
+    duration_text,
     integer,
     magnitude_text,
     num,
@@ -125,3 +127,26 @@ def test_numpy_prints_arrays_by_the_same_rule():
         printed = str(a)
     assert printed == "[" + " ".join(num(v) for v in a) + "]"
     assert ARRAY_PRINT["precision"] == DECIMALS
+
+
+@pytest.mark.parametrize(
+    "x, unit, text",
+    [
+        (19e12, "B/s", "19 TB/s"),
+        (1.5e12, "B/s", "1.5 TB/s"),
+        (12.8e9, "B/s", "12.8 GB/s"),
+        (20e6, "B", "20 MB"),
+        (999.6, "B", "1 kB"),  # rounded before the prefix is picked
+        (123_456, "B", "123 kB"),
+        (512, "B", "512 B"),
+    ],
+)
+def test_decimal_text_prints_a_datasheets_units(x, unit, text):
+    assert decimal_text(x, unit) == text
+
+
+@pytest.mark.parametrize(
+    "seconds, text", [(5.94e-6, "5.9 µs"), (0.0612, "61.2 ms"), (2.349, "2.35 s"), (1e-3, "1.0 ms")]
+)
+def test_duration_text_picks_the_unit_that_reads_best(seconds, text):
+    assert duration_text(seconds) == text
