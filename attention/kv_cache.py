@@ -195,7 +195,7 @@ def book_generation() -> tuple[tuple[Step, ...], tuple[Step, ...]]:
 # --- The cache's size in real models --------------------------------------------------------
 
 
-def _check_model(model) -> Model:
+def check_model(model) -> Model:
     if not isinstance(model, Model):
         raise ValueError(
             f"model must be an attention.models.Model (one of MODELS), got {type(model).__name__}; "
@@ -206,7 +206,7 @@ def _check_model(model) -> Model:
 
 def kv_values_per_token(model: Model) -> int:
     """Numbers cached per token: 2 (K and V) x layers x kv_heads x head_dim. -> exact int"""
-    model = _check_model(model)
+    model = check_model(model)
     return 2 * model.layers * model.kv_heads * model.head_dim
 
 

@@ -31,6 +31,9 @@ class Model(NamedTuple):
     bytes_per_value: int
     source: str
     window: int | None = None  # sliding-window attention: how many tokens back each sees
+    # With a window: how many sliding-window ("local") layers come before each full ("global")
+    # one, the pattern repeating from the first layer; None: every layer slides.
+    local_per_global: int | None = None
     rope_base: float | None = None  # rotary embeddings: the base of the frequencies
     context_source: str | None = None  # where ``context`` comes from, if not ``source``
     # A Llama-style decoder's feed-forward width (intermediate_size: three matrices of
@@ -149,6 +152,39 @@ DEEPSEEK_V2 = LatentModel(
     source="https://huggingface.co/deepseek-ai/DeepSeek-V2/blob/main/config.json",
     context_source="https://arxiv.org/abs/2405.04434",
 )
+
+# Two models that interleave sliding-window layers with full ones. Gemma 2 alternates them,
+# from a sliding one (its paper, section 2, arXiv:2408.00118); Gemma 3 has five sliding layers
+# for every full one and a context of 128K tokens (its paper, section 2, arXiv:2503.19786).
+GEMMA2_9B = Model(
+    name="Gemma 2 9B",
+    layers=42,
+    heads=16,
+    kv_heads=8,
+    head_dim=256,
+    d_model=3584,
+    context=8192,
+    bytes_per_value=2,
+    source="https://huggingface.co/google/gemma-2-9b-it/blob/main/config.json",
+    window=4096,
+    local_per_global=1,
+    rope_base=10000.0,
+)
+GEMMA3_12B = Model(
+    name="Gemma 3 12B",
+    layers=48,
+    heads=16,
+    kv_heads=8,
+    head_dim=256,
+    d_model=3840,
+    context=131072,
+    bytes_per_value=2,
+    source="https://huggingface.co/google/gemma-3-12b-it/blob/main/config.json",
+    window=1024,
+    local_per_global=5,
+    context_source="https://arxiv.org/abs/2503.19786",
+)
+INTERLEAVED: tuple[Model, ...] = (GEMMA2_9B, GEMMA3_12B)
 
 # The models with ordinary (or grouped) key/value heads, smallest first.
 MODELS: tuple[Model, ...] = (GPT2_SMALL, LLAMA2_7B, MISTRAL_7B, LLAMA3_8B, LLAMA2_70B)

@@ -100,7 +100,7 @@ def tile_scores(q: np.ndarray, K_tile: np.ndarray) -> np.ndarray:
     return scores / np.sqrt(K_tile.shape[1])
 
 
-def _update(m, ell, o, s, V_tile):
+def fold_tile(m, ell, o, s, V_tile):
     """Fold one tile's scores s (..., n) and values V_tile (n, d_v) into the state (m, ell, o)."""
     m_tile = np.max(s, axis=-1)
     P = np.exp(s - m_tile[..., None])  # largest entry exp(0) = 1: no overflow
@@ -141,7 +141,7 @@ def online_row(q, K, V, tile: int, causal: bool = False, position: int | None = 
     steps = []
     queries = (position, position + 1) if position is not None else (0, 1)
     for a, b in tile_bounds(T, tile):
-        m, ell, o = _update(m, ell, o, tile_scores(q, K[a:b]), V[a:b])
+        m, ell, o = fold_tile(m, ell, o, tile_scores(q, K[a:b]), V[a:b])
         m, ell = float(m), float(ell)
         steps.append(TileStep(queries, (a, b), m, ell, o))
     return o, steps
@@ -180,7 +180,7 @@ def online_attention(Q, K, V, tile: int, causal: bool = False):
             if causal:
                 rows, cols = np.arange(r0, r1)[:, None], np.arange(a, b)[None, :]
                 s = np.where(cols > rows, -np.inf, s)
-            m, ell, o = _update(m, ell, o, s, V[a:b])
+            m, ell, o = fold_tile(m, ell, o, s, V[a:b])
             steps.append(TileStep((r0, r1), (a, b), m.copy(), ell.copy(), o.copy()))
         out[r0:r1] = o
     return out, steps

@@ -72,3 +72,15 @@ def arrays_TD_and_perm(draw, min_T=1, max_T=MAX_T, min_d=1, max_d=MAX_D):
     X = draw(arrays_TD(min_T=min_T, max_T=max_T, min_d=min_d, max_d=max_d))
     perm = np.array(draw(st.permutations(range(X.shape[0]))), dtype=np.intp)
     return X, perm
+
+
+def qkv_and(extra, max_T: int = 10, max_d: int = 5) -> st.SearchStrategy:
+    """(Q, K, V, x): three (T, d) arrays of entries in [-3, 3] and ``extra(T, d)``'s draw
+    (a tile size, an on-chip memory)."""
+    return sizes(1, max_T).flatmap(
+        lambda T: sizes(1, max_d).flatmap(
+            lambda d: st.tuples(
+                *(ndarrays_of_shape((T, d), -3.0, 3.0) for _ in range(3)), extra(T, d)
+            )
+        )
+    )

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from attention import online as on
 from attention.basics import softmax
 from attention.cost import score_matrix_bytes
-from tests.strategies import examples, ndarrays_of_shape
+from tests.strategies import examples, qkv_and
 
 Q, K, V = on.example()
 T = on.EXAMPLE_T
@@ -35,16 +35,7 @@ def torch_manual(Q, K, V, causal=False) -> np.ndarray:
 
 
 # Inputs of T tokens, d_k = d_v = d, and a tile size, all small.
-qkv_and_tile = st.integers(1, 10).flatmap(
-    lambda T: st.integers(1, 5).flatmap(
-        lambda d: st.tuples(
-            ndarrays_of_shape((T, d), -3.0, 3.0),
-            ndarrays_of_shape((T, d), -3.0, 3.0),
-            ndarrays_of_shape((T, d), -3.0, 3.0),
-            st.integers(1, T + 2),
-        )
-    )
-)
+qkv_and_tile = qkv_and(lambda T, d: st.integers(1, T + 2))
 
 
 def rounding_bound(V: np.ndarray, tiles: int) -> float:
