@@ -27,6 +27,7 @@ from figurekit.drawing import (  # noqa: F401 (the figures not yet declared impo
     FLAG,
     HIGHLIGHT,
     INK,
+    MUTED,
     TOKEN_COLORS,
     heatmap_data,
     outline,
@@ -174,6 +175,57 @@ def legend_above(p: figure) -> None:
     legend.padding, legend.spacing, legend.margin = 2, 8, 0
     legend.background_fill_alpha, legend.border_line_color = 0.0, None
     p.add_layout(legend, "above")
+
+
+def two_lines(
+    title: str,
+    lines: ColumnDataSource,
+    point: ColumnDataSource,
+    x: tuple[str, str],
+    solid: tuple[str, str],
+    dashed: tuple[str, str],
+    y_label: str,
+    point_y: str,
+    formats: tuple[str, str] = ("int", "num"),
+) -> figure:
+    """Two quantities against one, on log axes: ``solid`` (the case shown, accented) and
+    ``dashed`` (what it is compared with), each a (column, label); ``point`` marks the chosen
+    x on its line (columns x[0] and ``point_y``); the plot declares its data table."""
+    (x_key, x_label), (solid_key, solid_label), (dashed_key, dashed_label) = x, solid, dashed
+    p = plot(title, height=300, x_axis_type="log", y_axis_type="log")
+    p.line(x=x_key, y=solid_key, source=lines, color=ACCENT, line_width=2, legend_label=solid_label)
+    p.line(x=x_key, y=dashed_key, source=lines, color=MUTED, line_width=2, line_dash="dashed",
+           legend_label=dashed_label)  # fmt: skip
+    p.scatter(x=x_key, y=point_y, source=point, color=INK, size=9)
+    legend_above(p)
+    p.xaxis.axis_label, p.yaxis.axis_label = x_label, y_label
+    x_format, y_format = formats
+    columns = [
+        (x_key, x_label, x_format),
+        (solid_key, solid_label, y_format),
+        (dashed_key, dashed_label, y_format),
+    ]
+    data_table(p, lines, columns)
+    return p
+
+
+def labelled_bars(
+    title: str, source: ColumnDataSource, parts: Sequence[str], x: tuple[str, str], what: str,
+    height: int = 180,
+) -> figure:  # fmt: skip
+    """Horizontal bars, one per part (top to bottom as listed), each labelled at its end with
+    the source's "text"; ``x`` is the (column, axis label) of their length. The figure sets
+    the plot's x_range end as the data grows, leaving room for the labels."""
+    x_key, x_label = x
+    p = plot(title, height=height, y_range=list(reversed(parts)))
+    p.hbar(y="part", right=x_key, height=0.6, color="color", source=source)
+    p.text(x=x_key, y="part", text="text", source=source, text_baseline="middle",
+           text_font_size="11px", text_color=INK)  # fmt: skip
+    p.x_range = Range1d(0, 1)
+    p.xaxis.axis_label = x_label
+    p.ygrid.visible = False
+    data_table(p, source, [("part", what, "text"), ("text", "bytes", "text")])
+    return p
 
 
 def bar_chart(

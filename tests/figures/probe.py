@@ -83,6 +83,16 @@ def driven(mod: ModuleType) -> Driven:
     return Driven(mod)
 
 
+def driven_to(mod: ModuleType, values: dict) -> Driven:
+    """Figure module ``mod`` driven as a reader would: each control, by its label, set to its
+    value in ``values``, in order."""
+    view = driven(mod)
+    controls = widgets(view)
+    for name, value in values.items():
+        controls[name].value = value
+    return view
+
+
 def widgets(view) -> dict:
     """Every control of the figure, by its label (``name``)."""
     if isinstance(view, Driven):
