@@ -240,8 +240,20 @@
     };
   }
 
+  // BokehJS's categorical slider takes its option at the handle's position by truncating it, and
+  // a key press can leave the handle a hair below the next index (2.9999...), so the press
+  // chooses the old option again: take the nearest one. (Its test: a walk over every choice
+  // slider, tests/site/test_choice_sliders_browser.py.)
+  function roundCategoricalSliders() {
+    const view = Bokeh.require("models/widgets/sliders/categorical_slider").CategoricalSliderView;
+    view.prototype._calc_from = function ([position]) {
+      return this.model.categories[Math.round(position)];
+    };
+  }
+
   // Render a serialized document into fresh holders inside the figure slots.
   async function embed(data) {
+    roundCategoricalSliders();
     const item = { ...data.render_items[0], roots: {} };
     for (const [figureId, rootId] of Object.entries(data.roots)) {
       const slot = document.getElementById(`fig-${figureId}`);
