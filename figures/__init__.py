@@ -34,8 +34,10 @@ REGISTRY: dict[str, str] = {
     "decode": "figures.decode",
     "grouped-heads": "figures.grouped_heads",
     "sliding-window": "figures.sliding_window",
+    "local-global": "figures.local_global",
     "rotary": "figures.rotary",
     "online-softmax": "figures.online_softmax",
+    "memory-traffic": "figures.memory_traffic",
     "latent-cache": "figures.latent_cache",
 }
 

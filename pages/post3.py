@@ -11,7 +11,8 @@ import numpy as np
 
 from attention import decode as dc
 from attention import grouped as gq
-from attention import online, rotary
+from attention import hbm, online, rotary
+from attention import interleaved as il
 from attention.cost import CARD_GIB, GPT41_CONTEXT, card_bytes, score_matrix_bytes
 from attention.fixtures import TOKENS, book_inputs
 from attention.heads import multihead_split
@@ -20,7 +21,10 @@ from attention.latent import GQA_GROUPS, cache_comparison, equivalent_groups, ti
 from attention.masking import book_scores
 from attention.models import (
     DEEPSEEK_V2,
+    GEMMA2_9B,
+    GEMMA3_12B,
     GPT2_SMALL,
+    INTERLEAVED,
     LLAMA2_7B,
     LLAMA2_70B,
     LLAMA3_8B,
@@ -37,7 +41,17 @@ from attention.window import (
     window_score_bytes,
     window_scores,
 )
-from formatting import bytes_text, integer, noise_text, num, percent, sci, words
+from formatting import (
+    bytes_text,
+    decimal_text,
+    duration_text,
+    integer,
+    noise_text,
+    num,
+    percent,
+    sci,
+    words,
+)
 
 SLUG = "modern-attention"
 TEMPLATE = "post3.html"
@@ -50,6 +64,7 @@ SUMMARY = (
 )
 BATCH = 32  # conversations served at once, for the cache of a batch
 LONG_TOKENS = 2**15  # 32,768 tokens: where a window of 4,096 starts to pay
+LG_MID = 2**15  # a length between Gemma 3's window and its context
 PREVIEW_WINDOW = 3  # the band drawn on the link card
 
 
@@ -169,7 +184,7 @@ def _decode() -> dict:
 
 
 def _window() -> dict:
-    """Section 03: the band's scores against the triangle, and the reach after L layers."""
+    """Section 04: the band's scores against the triangle, and the reach after L layers."""
     m = MISTRAL_7B
     return {
         "mistral_window": integer(m.window),
@@ -223,8 +238,40 @@ def _rotary() -> dict:
     }
 
 
+def _local_global() -> dict:
+    """Section 05: Gemma 2's and Gemma 3's mixes of local and global layers, and their caches."""
+    g2, g3 = GEMMA2_9B, GEMMA3_12B
+    g3_local, g3_global = il.layer_counts(g3)
+    long = g3.context
+
+    def keeps(m, T):
+        return percent(il.cache_bytes(m, T) / il.cache_bytes(m, T, every_layer_global=True))
+
+    return {
+        "lg_g2_window": integer(g2.window),
+        "lg_g2_context": integer(g2.context),
+        "lg_g2_layers": integer(g2.layers),
+        "lg_g2_keeps": keeps(g2, g2.context),
+        "lg_g3_window": integer(g3.window),
+        "lg_g3_context": integer(long),
+        "lg_g3_pattern": integer(g3.local_per_global),
+        "lg_g3_local": integer(g3_local),
+        "lg_g3_global": integer(g3_global),
+        "lg_g3_kv": integer(g3.kv_heads),
+        "lg_g3_head": integer(g3.head_dim),
+        "lg_per_layer": bytes_text(il.cache_bytes(g3, 1) // g3.layers),
+        "lg_g3_mixed": bytes_text(il.cache_bytes(g3, long)),
+        "lg_g3_full": bytes_text(il.cache_bytes(g3, long, every_layer_global=True)),
+        "lg_g3_keeps": keeps(g3, long),
+        "lg_mid": integer(LG_MID),
+        "lg_g3_share_mid": percent(il.global_share(g3, LG_MID)),
+        "lg_g3_share_long": percent(il.global_share(g3, long)),
+        "lg_g3_global_fraction": f"1 in {integer(g3.local_per_global + 1)}",
+    }
+
+
 def _online() -> dict:
-    """Section 05: the figure's walk through the tiles, and the memory the matrix would take."""
+    """Section 06: the figure's walk through the tiles, and the memory the matrix would take."""
     Q, K, V = online.example()
     q = Q[online.EXAMPLE_QUERY]
     out, steps = online.online_row(q, K, V, online.EXAMPLE_TILE)
@@ -259,8 +306,54 @@ def _online() -> dict:
     }
 
 
+def _memory() -> dict:
+    """Section 07: what one head moves through HBM, standard against FlashAttention, on the
+    FlashAttention paper's A100 (Figure 1) at GPT-2's length and head width."""
+    T, d = hbm.EXAMPLE_T, hbm.EXAMPLE_D
+    M = hbm.sram_numbers(hbm.SM_SRAM_BYTES)
+    B_r, B_c = hbm.block_sizes(d, M)
+    standard, flash = hbm.standard_traffic(T, d), hbm.flash_traffic(T, d, M)
+    sram, gpu = hbm.HIERARCHY[:2]
+    measured = {name: [num(x, 1) for x in pair] for name, pair in hbm.MEASURED.items()}
+    return {
+        "hierarchy": [
+            {
+                "name": level.name,
+                "rate": decimal_text(level.bandwidth, "B/s"),
+                "size": ("more than " if level.more else "") + decimal_text(level.size, "B"),
+            }
+            for level in hbm.HIERARCHY
+        ],
+        "hbm_faster": integer(round(sram.bandwidth / gpu.bandwidth)),
+        "hbm_larger": integer(round(gpu.size / sram.size)),
+        "hbm_sm_kib": integer(hbm.SM_SRAM_BYTES // 1024),
+        "hbm_sms": integer(hbm.SM_COUNT),
+        "hbm_T": integer(T),
+        "hbm_d": integer(d),
+        "hbm_standard": bytes_text(standard.total * hbm.BYTES_PER_NUMBER),
+        "hbm_scores_share": percent(hbm.score_traffic(T) / standard.total),
+        "hbm_M": integer(M),
+        "hbm_B_r": integer(B_r),
+        "hbm_B_c": integer(B_c),
+        "hbm_T_c": integer(hbm.key_blocks(T, d, M)),
+        "hbm_flash": bytes_text(flash.total * hbm.BYTES_PER_NUMBER),
+        "hbm_ratio": num(standard.total / flash.total, 1),
+        "hbm_bandwidth": decimal_text(hbm.HBM_BANDWIDTH, "B/s"),
+        "hbm_standard_time": duration_text(hbm.seconds(standard.total)),
+        "hbm_flash_time": duration_text(hbm.seconds(flash.total)),
+        "hbm_long_64": num(hbm.long_ratio(d, M), 1),
+        "hbm_long_128": num(hbm.long_ratio(2 * d, M), 1),
+        "hbm_measured_sizes": ", ".join(
+            f"{name} {integer(size)}" for name, size in hbm.MEASURED_SIZES.items()
+        ),
+        "hbm_gflops": measured["GFLOPs"],
+        "hbm_gb": measured["HBM reads and writes, GB"],
+        "hbm_ms": measured["runtime, ms"],
+    }
+
+
 def _latent() -> dict:
-    """Section 06: DeepSeek-V2's cache as MHA, GQA, MQA and its latent attention."""
+    """Section 08: DeepSeek-V2's cache as MHA, GQA, MQA and its latent attention."""
     ds = DEEPSEEK_V2
     rows = {row.kind: row for row in cache_comparison()}
     return {
@@ -303,7 +396,7 @@ def _models() -> dict:
             "ffn": integer(m.ffn) if m.ffn else "",
             "vocab": integer(m.vocab) if m.vocab else "",
         }
-        for m in MODELS
+        for m in (*MODELS, *INTERLEAVED)
     ]
     ds = DEEPSEEK_V2
     rows.append(
@@ -321,7 +414,12 @@ def _models() -> dict:
             "vocab": "",
         }
     )
-    return {"models": rows, "gpt2_layers": integer(GPT2_SMALL.layers)}
+    from_papers = [m.name for m in (*MODELS, *INTERLEAVED, DEEPSEEK_V2) if m.context_source]
+    return {
+        "models": rows,
+        "gpt2_layers": integer(GPT2_SMALL.layers),
+        "paper_context_models": words(from_papers),
+    }
 
 
 def context() -> dict:
@@ -331,7 +429,9 @@ def context() -> dict:
         **_grouped(),
         **_decode(),
         **_window(),
+        **_local_global(),
         **_rotary(),
         **_online(),
+        **_memory(),
         **_latent(),
     }

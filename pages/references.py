@@ -177,6 +177,24 @@ WORKS: dict[str, Work] = {
             url=H100_DATASHEET,
         ),
         Work(
+            key="gemma2024",
+            authors=("Gemma Team, Google DeepMind",),
+            organisation=True,
+            year="2024",
+            title="Gemma 2: Improving Open Language Models at a Practical Size",
+            venue="arXiv:2408.00118",
+            url="https://arxiv.org/abs/2408.00118",
+        ),
+        Work(
+            key="gemma2025",
+            authors=("Gemma Team, Google DeepMind",),
+            organisation=True,
+            year="2025",
+            title="Gemma 3 Technical Report",
+            venue="arXiv:2503.19786",
+            url="https://arxiv.org/abs/2503.19786",
+        ),
+        Work(
             key="su2021",
             authors=(
                 "Jianlin Su",

@@ -23,8 +23,10 @@ FIGURES = [
     "grouped-heads",
     "decode",
     "sliding-window",
+    "local-global",
     "rotary",
     "online-softmax",
+    "memory-traffic",
     "latent-cache",
 ]
 
@@ -108,6 +110,42 @@ def test_the_online_softmax_is_exact_with_one_tile():
     assert N["online_matrix"] == "32 MiB"  # 4,096^2 scores x 2 bytes
 
 
+def test_the_local_global_caches_follow_the_configurations():
+    """Section 05, counted here from each configuration: 8 K/V heads of 256, 16-bit numbers."""
+    per = 2 * 8 * 256 * 2
+    g3_mixed = per * (40 * 1024 + 8 * 131072)  # 40 local layers keep 1,024 tokens, 8 keep all
+    g3_full = per * 48 * 131072
+    assert N["lg_per_layer"] == f"{per // 1024} KiB"
+    assert N["lg_g3_mixed"] == f"{g3_mixed / 2**30:.2f} GiB"
+    assert N["lg_g3_full"] == f"{g3_full // 2**30} GiB"
+    assert N["lg_g3_keeps"] == f"{100 * g3_mixed / g3_full:.1f}%"
+    g2 = (21 * 4096 + 21 * 8192) / (42 * 8192)  # Gemma 2 9B at 8,192 tokens
+    assert N["lg_g2_keeps"] == f"{100 * g2:.1f}%"
+    assert N["lg_g3_share_mid"] == f"{100 * 8 * 32768 / (40 * 1024 + 8 * 32768):.1f}%"
+
+
+def test_the_memory_traffic_is_the_papers_algorithms_counted():
+    """Section 07, counted here from Algorithms 0 and 1 as the FlashAttention paper writes
+    them, at T = 1,024 and d = 64 with 192 KB of 16-bit numbers as M."""
+    T, d, M = 1024, 64, 192 * 1024 // 2
+    B_c = -(-M // (4 * d))
+    T_c = -(-T // B_c)
+    standard = 2 * T * T + 3 * T * d + 2 * T * T + T * d  # reads, then writes
+    flash = 2 * T * d + T_c * (2 * T * d + 2 * T) + (T * d + 2 * T) * (1 + T_c)
+    assert (N["hbm_B_c"], N["hbm_B_r"], N["hbm_T_c"]) == ("384", "64", "3")
+    assert N["hbm_standard"] == f"{2 * standard / 2**20:.2f} MiB"
+    assert N["hbm_flash"] == f"{2 * flash / 2**20:.2f} MiB"
+    assert N["hbm_ratio"] == f"{standard / flash:.1f}"
+    assert N["hbm_scores_share"] == f"{100 * 4 * T * T / standard:.1f}%"
+    # Figure 1's levels, and Figure 2's measurement, as the paper prints them.
+    assert [(r["name"], r["rate"], r["size"]) for r in N["hierarchy"]] == [
+        ("SRAM", "19 TB/s", "20 MB"),
+        ("HBM", "1.5 TB/s", "40 GB"),
+        ("CPU DRAM", "12.8 GB/s", "more than 1 TB"),
+    ]
+    assert (N["hbm_gb"], N["hbm_ms"]) == (["40.3", "4.4"], ["41.7", "7.3"])
+
+
 def test_the_latent_cache_is_deepseeks_table_1():
     ds = DEEPSEEK_V2
     assert N["latent_mla_layer"] == f"{512 + 64:,}"  # (d_c + d_h^R) per token and layer
@@ -186,9 +224,18 @@ def test_code_prints_the_proses_digits(html):
         N["decode_step_batch"],
         N["decode_rate_batch"].replace(",", ""),
     ]
-    here, moved, gap = outputs[4].splitlines()
+    assert outputs[4].splitlines() == [
+        f"({N['lg_g3_local']}, {N['lg_g3_global']})",
+        N["lg_g3_mixed"],
+        N["lg_g3_full"],
+    ]
+    here, moved, gap = outputs[5].splitlines()
     assert here.startswith(N["rope_score"]) and moved.startswith(N["rope_score"])
     assert gap == sci(float(moved) - float(here), 1)
+    # Section 08's runs: 12 tokens of width 4, M = 64 numbers, so blocks of 4 and 3 passes.
+    standard, tiled = (int(x) for x in outputs[6].splitlines()[0].split())
+    assert (standard, tiled) == (4 * 144 + 4 * 48, 3 * 48 + 24 + 3 * (3 * 48 + 48))
+    assert outputs[6].splitlines()[2] == "True"
     snippets = re.findall(r'<div class="snippet"[^>]*>(.*?)</div>', html, flags=re.S)
     (rotary,) = [re.sub(r"<[^>]+>", "", s) for s in snippets if "example_query_key" in s]
     assert "# full precision" in rotary

@@ -32,11 +32,11 @@ def live3(live):
     return live(POST3)
 
 
-def test_the_page_places_seven_figures_and_goes_live(live3):
-    assert len(FIGURES) == 7
+def test_the_page_places_nine_figures_and_goes_live(live3):
+    assert len(FIGURES) == 9
     statuses = live3.page.locator("figure[data-figure] .fig-status")
-    assert statuses.count() == 7
-    for i in range(7):
+    assert statuses.count() == 9
+    for i in range(9):
         expect(statuses.nth(i)).to_have_attribute("data-status", "live")
     assert live3.errors == []
 
