@@ -36,6 +36,7 @@ REGISTRY: dict[str, str] = {
     "sliding-window": "figures.sliding_window",
     "local-global": "figures.local_global",
     "rotary": "figures.rotary",
+    "rope-scaling": "figures.rope_scaling",
     "online-softmax": "figures.online_softmax",
     "memory-traffic": "figures.memory_traffic",
     "latent-cache": "figures.latent_cache",

@@ -17,7 +17,7 @@ from attention.interleaved import (
     layer_kinds,
 )
 from attention.models import GEMMA3_12B, INTERLEAVED, Model
-from figurekit.controls import Choice, Switch
+from figurekit.controls import Choice, Switch, named
 from figurekit.drawing import ACCENT, MUTED, Drawing, html, readout_html
 from formatting import bytes_text, integer, percent
 
@@ -49,11 +49,8 @@ CONTROLS = (
 
 
 def model(state: State) -> Model:
-    for m in INTERLEAVED:
-        if m.name == state.model:
-            return m
-    known = ", ".join(m.name for m in INTERLEAVED)
-    raise ValueError(f"no model named {state.model!r} here; pick one of {known}")
+    """The model the menu chose."""
+    return named(INTERLEAVED, state.model)
 
 
 def readouts(state: State) -> list[tuple[str, str, str]]:

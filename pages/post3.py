@@ -13,6 +13,7 @@ from attention import decode as dc
 from attention import grouped as gq
 from attention import hbm, online, rotary
 from attention import interleaved as il
+from attention import rope_scaling as rs
 from attention.cost import CARD_GIB, GPT41_CONTEXT, card_bytes, score_matrix_bytes
 from attention.fixtures import TOKENS, book_inputs
 from attention.heads import multihead_split
@@ -64,6 +65,7 @@ SUMMARY = (
 )
 BATCH = 32  # conversations served at once, for the cache of a batch
 LONG_TOKENS = 2**15  # 32,768 tokens: where a window of 4,096 starts to pay
+LLAMA31_POSITIONS = 131072  # Llama 3.1 8B's max_position_embeddings (its configuration)
 LG_MID = 2**15  # a length between Gemma 3's window and its context
 PREVIEW_WINDOW = 3  # the band drawn on the link card
 
@@ -270,8 +272,40 @@ def _local_global() -> dict:
     }
 
 
+def _rope_scaling() -> dict:
+    """Section 07: how each way of stretching the rotations treats Llama 3.1 8B's pairs, and
+    what DeepSeek-V2's configuration asks for."""
+    llama, ds = rs.LLAMA31_8B, rs.DEEPSEEK_V2_ROPE
+    before = rs.periods(rotary.frequencies(llama.width, llama.base))
+    own, ds_own = rs.changes(llama, "own"), rs.changes(ds, "own")
+    return {
+        "rs_pairs": integer(llama.width // 2),
+        "rs_L": integer(llama.trained),
+        "rs_never": integer(rs.never_turned(llama)),
+        "rs_s": num(llama.factor, 0),
+        "rs_first": num(before[0], 2),
+        "rs_first_pi": num(rs.scaled_periods(llama, "interpolation")[0], 2),
+        "rs_low": num(llama.alpha, 0),
+        "rs_high": num(llama.beta, 0),
+        "rs_kept": integer(own.kept),
+        "rs_stretched": integer(own.stretched),
+        "rs_blended": integer(own.blended),
+        "rs_kept_below": integer(round(llama.trained / llama.beta)),
+        "rs_positions": integer(LLAMA31_POSITIONS),
+        "rs_ds_s": num(ds.factor, 0),
+        "rs_ds_L": integer(ds.trained),
+        "rs_ds_target": integer(round(ds.trained * ds.factor)),
+        "rs_ds_pairs": integer(ds.width // 2),
+        "rs_ds_fast": num(ds.beta, 0),
+        "rs_ds_slow": num(ds.alpha, 0),
+        "rs_ds_kept": integer(ds_own.kept),
+        "rs_ds_stretched": integer(ds_own.stretched),
+        "rs_ds_blended": integer(ds_own.blended),
+    }
+
+
 def _online() -> dict:
-    """Section 06: the figure's walk through the tiles, and the memory the matrix would take."""
+    """Section 08: the figure's walk through the tiles, and the memory the matrix would take."""
     Q, K, V = online.example()
     q = Q[online.EXAMPLE_QUERY]
     out, steps = online.online_row(q, K, V, online.EXAMPLE_TILE)
@@ -307,7 +341,7 @@ def _online() -> dict:
 
 
 def _memory() -> dict:
-    """Section 07: what one head moves through HBM, standard against FlashAttention, on the
+    """Section 09: what one head moves through HBM, standard against FlashAttention, on the
     FlashAttention paper's A100 (Figure 1) at GPT-2's length and head width."""
     T, d = hbm.EXAMPLE_T, hbm.EXAMPLE_D
     M = hbm.sram_numbers(hbm.SM_SRAM_BYTES)
@@ -353,7 +387,7 @@ def _memory() -> dict:
 
 
 def _latent() -> dict:
-    """Section 08: DeepSeek-V2's cache as MHA, GQA, MQA and its latent attention."""
+    """Section 10: DeepSeek-V2's cache as MHA, GQA, MQA and its latent attention."""
     ds = DEEPSEEK_V2
     rows = {row.kind: row for row in cache_comparison()}
     return {
@@ -431,6 +465,7 @@ def context() -> dict:
         **_window(),
         **_local_global(),
         **_rotary(),
+        **_rope_scaling(),
         **_online(),
         **_memory(),
         **_latent(),

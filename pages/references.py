@@ -9,6 +9,7 @@ those (sitebuild/references.py); a key that is not here fails the build.
 from dataclasses import dataclass
 
 from attention.decode import H100_DATASHEET
+from attention.rope_scaling import LLAMA31_8B
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,42 @@ WORKS: dict[str, Work] = {
             title="RoFormer: Enhanced Transformer with Rotary Position Embedding",
             venue="arXiv:2104.09864",
             url="https://arxiv.org/abs/2104.09864",
+        ),
+        Work(
+            key="chen2023",
+            authors=("Shouyuan Chen", "Sherman Wong", "Liangjian Chen", "Yuandong Tian"),
+            year="2023",
+            title="Extending Context Window of Large Language Models via Positional Interpolation",
+            venue="arXiv:2306.15595",
+            url="https://arxiv.org/abs/2306.15595",
+        ),
+        Work(
+            key="peng2023",
+            authors=("Bowen Peng", "Jeffrey Quesnelle", "Honglu Fan", "Enrico Shippole"),
+            year="2023",
+            title="YaRN: Efficient Context Window Extension of Large Language Models",
+            venue="arXiv:2309.00071",
+            url="https://arxiv.org/abs/2309.00071",
+        ),
+        Work(
+            key="meta2024llama31",
+            authors=("Meta",),
+            organisation=True,
+            year="2024",
+            title="Llama 3.1 8B: config.json, with its rope_scaling",
+            venue="Hugging Face",
+            url=LLAMA31_8B.source,
+        ),
+        Work(
+            key="meta2024code",
+            authors=("Meta",),
+            organisation=True,
+            year="2024",
+            title="llama-models, the reference implementation of Llama 3: apply_scaling in "
+            "models/llama3/reference_impl/model.py",
+            venue="GitHub",
+            url="https://github.com/meta-llama/llama-models/blob/"
+            "1bb54864e10c8d007edf2e651f35ec75b3c1cd78/models/llama3/reference_impl/model.py",
         ),
         Work(
             key="milakov2018",

@@ -7,6 +7,7 @@ the paper gives, independently of the core's functions.
 """
 
 import html as html_lib
+import math
 import re
 
 import pytest
@@ -25,6 +26,7 @@ FIGURES = [
     "sliding-window",
     "local-global",
     "rotary",
+    "rope-scaling",
     "online-softmax",
     "memory-traffic",
     "latent-cache",
@@ -122,6 +124,19 @@ def test_the_local_global_caches_follow_the_configurations():
     g2 = (21 * 4096 + 21 * 8192) / (42 * 8192)  # Gemma 2 9B at 8,192 tokens
     assert N["lg_g2_keeps"] == f"{100 * g2:.1f}%"
     assert N["lg_g3_share_mid"] == f"{100 * 8 * 32768 / (40 * 1024 + 8 * 32768):.1f}%"
+
+
+def test_the_rope_scaling_follows_the_configurations_and_papers():
+    """Section 07, counted here from Llama 3.1 8B's configuration (64 pairs, base 500,000,
+    8,192 tokens, factor 8, ramp from 1 to 4 turns) and DeepSeek-V2's (32 pairs, base 10,000,
+    4,096 tokens, factor 40)."""
+    periods = [2 * math.pi * 500000.0 ** (2 * i / 128) for i in range(64)]
+    assert N["rs_never"] == str(sum(8191 < p for p in periods))
+    assert N["rs_kept"] == str(sum(p < 8192 / 4 for p in periods))
+    assert N["rs_stretched"] == str(sum(p > 8192 for p in periods))
+    assert N["rs_first_pi"] == f"{2 * math.pi * 8:.2f}"
+    assert N["rs_ds_target"] == "163,840"  # 4,096 x 40, DeepSeek-V2's max_position_embeddings
+    assert N["rs_positions"] == "131,072"  # Llama 3.1 8B's max_position_embeddings
 
 
 def test_the_memory_traffic_is_the_papers_algorithms_counted():
@@ -232,10 +247,16 @@ def test_code_prints_the_proses_digits(html):
     here, moved, gap = outputs[5].splitlines()
     assert here.startswith(N["rope_score"]) and moved.startswith(N["rope_score"])
     assert gap == sci(float(moved) - float(here), 1)
-    # Section 08's runs: 12 tokens of width 4, M = 64 numbers, so blocks of 4 and 3 passes.
-    standard, tiled = (int(x) for x in outputs[6].splitlines()[0].split())
+    kept, interpolated, first = outputs[6].splitlines()  # section 07
+    assert kept == f"Changes(kept={N['rs_kept']}, stretched={N['rs_stretched']}, " + (
+        f"blended={N['rs_blended']})"
+    )
+    assert interpolated == f"Changes(kept=0, stretched={N['rs_pairs']}, blended=0)"
+    assert first == N["rs_first"]
+    # Section 09's runs: 12 tokens of width 4, M = 64 numbers, so blocks of 4 and 3 passes.
+    standard, tiled = (int(x) for x in outputs[7].splitlines()[0].split())
     assert (standard, tiled) == (4 * 144 + 4 * 48, 3 * 48 + 24 + 3 * (3 * 48 + 48))
-    assert outputs[6].splitlines()[2] == "True"
+    assert outputs[7].splitlines()[2] == "True"
     snippets = re.findall(r'<div class="snippet"[^>]*>(.*?)</div>', html, flags=re.S)
     (rotary,) = [re.sub(r"<[^>]+>", "", s) for s in snippets if "example_query_key" in s]
     assert "# full precision" in rotary

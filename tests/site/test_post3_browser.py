@@ -1,7 +1,7 @@
 """Post 3 in a real browser: every figure goes live, and each answers a control as CPython does.
 
 For each figure the reader's move is a key press on its first slider (or a number typed into
-its box). What
+its box, or a click on another of its buttons). What
 the page then shows is compared with CPython: the figure's view is read back through "Link to
 this view" (the controls that differ from the defaults, as the URL names them), the same view
 is set on the figure built in CPython, and every readout must match, digit for digit, except
@@ -24,6 +24,8 @@ pytestmark = pytest.mark.browser
 FIGURES = placed_figures(post3.TEMPLATE)
 # What the reader types into the first box of a figure that has no slider.
 TYPED = {"grouped-heads": "4"}  # K/V heads: 4 of the toy's 8 query heads
+# What the reader clicks in a figure that has neither a slider nor a box.
+CLICKED = {"rope-scaling": "position interpolation"}
 
 
 @pytest.fixture
@@ -32,11 +34,11 @@ def live3(live):
     return live(POST3)
 
 
-def test_the_page_places_nine_figures_and_goes_live(live3):
-    assert len(FIGURES) == 9
+def test_the_page_places_ten_figures_and_goes_live(live3):
+    assert len(FIGURES) == 10
     statuses = live3.page.locator("figure[data-figure] .fig-status")
-    assert statuses.count() == 9
-    for i in range(9):
+    assert statuses.count() == 10
+    for i in range(10):
         expect(statuses.nth(i)).to_have_attribute("data-status", "live")
     assert live3.errors == []
 
@@ -63,6 +65,8 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
         box = figure.locator("input.bk-input").first
         box.fill(TYPED[figure_id])
         box.press("Enter")
+    elif figure_id in CLICKED:  # a figure with buttons only: the reader picks another one
+        figure.locator("button", has_text=CLICKED[figure_id]).first.click()
     else:
         handle = figure.locator(".noUi-handle").first
         handle.focus()
@@ -84,7 +88,7 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
         for key, value in query.items()
         if key.startswith(f"{figure_id}.")
     }
-    assert params, "the key press changed no control"
+    assert params, "the reader's move changed no control"
     agree(figure_id, shown(live3, figure_id), cpython(figure_id, params))
     figure.get_by_role("button", name="Reset").click()
     wait_until(
