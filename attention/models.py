@@ -12,6 +12,7 @@ precision its weights were released in (GPT-2: float32; the rest: bfloat16 or fl
     LLAMA2_7B.kv_heads  # 32: ordinary multi-head attention
 """
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from attention.fixtures import GPT2_CONTEXT, GPT2_EMBED
@@ -190,10 +191,11 @@ INTERLEAVED: tuple[Model, ...] = (GEMMA2_9B, GEMMA3_12B)
 MODELS: tuple[Model, ...] = (GPT2_SMALL, LLAMA2_7B, MISTRAL_7B, LLAMA3_8B, LLAMA2_70B)
 
 
-def by_name(name: str) -> Model:
-    """The model called ``name`` (one of MODELS)."""
-    for model in MODELS:
+def by_name(name: str, among: Sequence = MODELS):
+    """The model called ``name``, one of ``among`` (MODELS unless given: any of this
+    module's models, or anything else with a ``name``)."""
+    for model in among:
         if model.name == name:
             return model
-    known = ", ".join(m.name for m in MODELS)
+    known = ", ".join(m.name for m in among)
     raise ValueError(f"no model named {name!r}; known: {known}")

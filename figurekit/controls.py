@@ -252,12 +252,3 @@ class Action:
 
     name: str
     move: Any  # Callable[[State], State]
-
-
-def named(things: Sequence, name: str):
-    """The one of ``things`` (each with a ``name``) a menu chose by its name."""
-    for thing in things:
-        if thing.name == name:
-            return thing
-    known = ", ".join(thing.name for thing in things)
-    raise ValueError(f"no model named {name!r} here; pick one of {known}")

@@ -77,6 +77,22 @@ def readout_table_html(
     )
 
 
+def readouts_tabled(
+    items: Sequence[tuple[str, str, str]],
+    corner: str,
+    columns: Sequence[str],
+    rows: Sequence[tuple[str, Sequence[str]]],
+) -> str:
+    """Readouts with some of them as a table: each of ``rows`` is a row's name and the keys of
+    its cells, one per column; the items the table does not show follow as a list."""
+    values = {key: text for key, _, text in items}
+    table = readout_table_html(
+        corner, columns, [(name, [(key, values[key]) for key in keys]) for name, keys in rows]
+    )
+    tabled = {key for _, keys in rows for key in keys}
+    return table + readout_html([item for item in items if item[0] not in tabled])
+
+
 def message_html(text: str = "", kind: str = "warning") -> str:
     """A message shown on the figure (empty string hides it)."""
     if not text:

@@ -22,7 +22,7 @@ from attention.latent import (
 from attention.models import DEEPSEEK_V2
 from figurekit import drawing
 from figurekit.controls import Choice, Clicks, Slider
-from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html, readout_html
+from figurekit.drawing import ACCENT, INK, MUTED, TOKEN_COLORS, Drawing, html
 from formatting import bytes_text, integer, noise_text, num, percent
 
 TITLE = "What one token leaves in the cache"
@@ -123,24 +123,14 @@ def readout(state: State) -> str:
     """The readouts as the reader sees them: the caches compared in a table, kind by
     quantity, then the rest as a list."""
     rows = cache_comparison(DEEPSEEK_V2, state.groups, state.latent, state.context)
-    items = readouts(state)
-    values = {key: value for key, _, value in items}
     columns = [
         "numbers per token and layer",
         f"bytes per token, {DEEPSEEK_V2.layers} layers",
         f"bytes for {integer(state.context)} tokens",
         "share of MHA's",
     ]
-    table = drawing.readout_table_html(
-        "cache",
-        columns,
-        [
-            (row.label, [(f"{row.kind}-{q}", values[f"{row.kind}-{q}"]) for q in QUANTITIES])
-            for row in rows
-        ],
-    )
-    tabled = {f"{row.kind}-{q}" for row in rows for q in QUANTITIES}
-    return table + readout_html([item for item in items if item[0] not in tabled])
+    cells = [(row.label, [f"{row.kind}-{q}" for q in QUANTITIES]) for row in rows]
+    return drawing.readouts_tabled(readouts(state), "cache", columns, cells)
 
 
 def _cache_columns(state: State) -> dict:

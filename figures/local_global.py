@@ -16,8 +16,8 @@ from attention.interleaved import (
     layer_counts,
     layer_kinds,
 )
-from attention.models import GEMMA3_12B, INTERLEAVED, Model
-from figurekit.controls import Choice, Switch, named
+from attention.models import GEMMA3_12B, INTERLEAVED, Model, by_name
+from figurekit.controls import Choice, Switch
 from figurekit.drawing import ACCENT, MUTED, Drawing, html, readout_html
 from formatting import bytes_text, integer, percent
 
@@ -50,7 +50,7 @@ CONTROLS = (
 
 def model(state: State) -> Model:
     """The model the menu chose."""
-    return named(INTERLEAVED, state.model)
+    return by_name(state.model, INTERLEAVED)
 
 
 def readouts(state: State) -> list[tuple[str, str, str]]:

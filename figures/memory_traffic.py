@@ -24,7 +24,7 @@ from attention.hbm import (
     standard_traffic,
 )
 from figurekit.controls import Choice
-from figurekit.drawing import ACCENT, INK, MUTED, Drawing, html, readout_html, readout_table_html
+from figurekit.drawing import ACCENT, INK, MUTED, Drawing, html, readouts_tabled
 from formatting import bytes_text, decimal_text, duration_text, integer, num
 
 TITLE = "Trips to the GPU's memory"
@@ -101,19 +101,9 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
 
 def readout(state: State) -> str:
     """The two algorithms' traffic as a table, then the rest as a list."""
-    items = readouts(state)
-    values = {key: text for key, _, text in items}
     keys = ("reads", "writes", "total", "time")
-    table = readout_table_html(
-        "one head's HBM traffic",
-        TABLE,
-        [
-            (label, [(f"{name}-{k}", values[f"{name}-{k}"]) for k in keys])
-            for name, label in ALGORITHMS.items()
-        ],
-    )
-    tabled = {f"{name}-{k}" for name in ALGORITHMS for k in keys}
-    return table + readout_html([item for item in items if item[0] not in tabled])
+    rows = [(label, [f"{name}-{k}" for k in keys]) for name, label in ALGORITHMS.items()]
+    return readouts_tabled(readouts(state), "one head's HBM traffic", TABLE, rows)
 
 
 def line_columns(state: State) -> dict:
@@ -128,9 +118,9 @@ def line_columns(state: State) -> dict:
 
 def point_columns(state: State) -> dict:
     """The chosen length on both lines."""
-    line = line_columns(state)
-    i = LENGTHS.index(state.tokens)
-    return {"tokens": [state.tokens] * 2, "bytes": [line["standard"][i], line["flash"][i]]}
+    T, d = state.tokens, state.width
+    moved = [standard_traffic(T, d).total, flash_traffic(T, d, numbers(state)).total]
+    return {"tokens": [T] * 2, "bytes": [n * BYTES_PER_NUMBER for n in moved]}
 
 
 PARTS = (

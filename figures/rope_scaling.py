@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from attention.models import by_name
 from attention.rope_scaling import (
     SCALINGS,
     Scaling,
@@ -21,7 +22,7 @@ from attention.rope_scaling import (
     yarn_temperature,
 )
 from attention.rotary import frequencies
-from figurekit.controls import Choice, named
+from figurekit.controls import Choice
 from figurekit.drawing import Drawing, html, readout_html
 from formatting import integer, num
 
@@ -55,7 +56,7 @@ CONTROLS = (
 
 def scaling(state: State) -> Scaling:
     """The model the menu chose."""
-    return named(SCALINGS, state.model)
+    return by_name(state.model, SCALINGS)
 
 
 def _period(tokens: float) -> str:

@@ -253,7 +253,6 @@
 
   // Render a serialized document into fresh holders inside the figure slots.
   async function embed(data) {
-    roundCategoricalSliders();
     const item = { ...data.render_items[0], roots: {} };
     for (const [figureId, rootId] of Object.entries(data.roots)) {
       const slot = document.getElementById(`fig-${figureId}`);
@@ -841,6 +840,7 @@
   }
 
   async function main() {
+    roundCategoricalSliders();
     showBusy();
     wireViews();
     // Python is already starting (boot.js) on the other core while this thread draws the
