@@ -16,12 +16,16 @@ Scratch)*, written as small pure functions over arrays, with shapes in every doc
 - ``cost``: what the n x n score matrix costs in bytes, cards and time.
 - ``models``: published configurations of real models (GPT-2, Llama 2 and 3, Mistral, DeepSeek-V2).
 - ``rotary``: rotary position embeddings: pairs rotated by position, scores that see only offsets.
+- ``rope_scaling``: stretching the rotations past the training length: interpolation, NTK, YaRN.
 - ``online``: the online softmax behind FlashAttention: keys in tiles, no T x T matrix.
+- ``hbm``: what standard attention and FlashAttention read from and write to a GPU's memory.
 - ``window``: sliding-window attention: the band mask, its cost in T, its reach after L layers.
+- ``interleaved``: local and global layers together: which layer is which, and their cache.
 - ``grouped``: multi-query and grouped-query attention: query heads sharing fewer K/V heads.
 - ``kv_cache``: generation with and without the key/value cache, same floats; its bytes.
 - ``decode``: what a decode step reads (weights, caches) and the tokens per second it allows.
 - ``latent``: multi-head latent attention: keys and values rebuilt from a cached latent.
+- ``gpt``: chapter 4's GPT at a small size, writing text with the cache and without.
 
 In a notebook::
 
