@@ -252,3 +252,14 @@ class Action:
 
     name: str
     move: Any  # Callable[[State], State]
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A push button that measures something on the reader's own machine (how long a
+    computation takes there). What it finds depends on the machine, not on the state, so it is
+    never pre-rendered nor part of a link: the figure module's ``measure(state)`` gives the
+    drawing of the state shown with the measurement in it, and the next change draws the state
+    without one."""
+
+    name: str

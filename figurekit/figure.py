@@ -7,6 +7,8 @@ A figure module declares, in numpy alone (see ``figures/__init__.py``):
   page shows first;
 - ``CONTROLS``, the ``figurekit.controls.Control`` that sets each field, and optionally
   ``ACTIONS``, buttons that move the state (a preset, a step);
+- optionally ``MEASURES``, buttons that time something on the reader's machine, and
+  ``measure(state) -> Drawing``, the drawing with that measurement in it;
 - ``draw(state) -> Drawing``, what every named model of the figure shows in that state; it
   raises ``ValueError`` for a state it cannot draw, and the figure keeps its last drawing and
   shows why (worded by the module's ``explain(err)`` if it has one);
@@ -23,7 +25,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from figurekit.controls import Action, BadLink, Control, same, slug
+from figurekit.controls import Action, BadLink, Control, Measure, same, slug
 from figurekit.drawing import Drawing, html, message_html, same_column
 
 # The handle of a control's own value in a drawing: "control:<key>" -> {"value": value}.
@@ -58,7 +60,13 @@ class Figure:
                     f"link as '{control.key}'; rename one so that each has its own URL key"
                 )
             self.controls[control.key] = control
-        self.actions: dict[str, Action] = {slug(a.name): a for a in getattr(mod, "ACTIONS", ())}
+        buttons = (*getattr(mod, "ACTIONS", ()), *getattr(mod, "MEASURES", ()))
+        self.actions: dict[str, Action | Measure] = {slug(a.name): a for a in buttons}
+        if getattr(mod, "MEASURES", ()) and not hasattr(mod, "measure"):
+            raise ValueError(
+                f"figure {figure_id!r} declares MEASURES but no measure(state): define what "
+                "the figure shows once a measurement is taken"
+            )
         self.default = mod.DEFAULT
         self.state = self.shown = mod.DEFAULT  # what the controls hold; what was drawn
         self.refused = ""  # why the state the controls hold could not be drawn, or ''
@@ -74,7 +82,10 @@ class Figure:
 
     def act(self, key: str) -> Drawing:
         """The reader pressed action button ``key`` (its name slugified)."""
-        return self._show(self.actions[key].move(self.state))
+        action = self.actions[key]
+        if isinstance(action, Measure):
+            return self._since_sent(self.mod.measure(self.shown))
+        return self._show(action.move(self.state))
 
     def reset(self) -> Drawing:
         """Back to the figure's defaults."""

@@ -25,6 +25,12 @@ PANE_CSS = """
 .readout-table thead th { color: var(--muted, #64748b); font-size: 0.75rem; font-weight: normal; }
 .readout-table td { white-space: nowrap; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
   font-variant-numeric: tabular-nums; }
+.generated { margin: 0 0 0.5rem; font: 0.85rem/1.4 system-ui, sans-serif; }
+.generated dt { color: var(--muted, #64748b); font-size: 0.75rem; }
+.generated dd { margin: 0 0 0.25rem; font-family: ui-monospace, "DejaVu Sans Mono", monospace;
+  white-space: pre-wrap; overflow-wrap: anywhere; }
+.generated mark { background: light-dark(#ffedd5, #431407); color: inherit;
+  border-bottom: 2px solid light-dark(#c2410c, #fb923c); }
 .fig-message { margin: 0.25rem 0; padding: 0.4rem 0.6rem; border-radius: 4px;
   font: 0.85rem/1.4 system-ui, sans-serif; }
 .fig-message-warning { background: light-dark(#fef3c7, #3a2a06);

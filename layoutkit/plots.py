@@ -76,16 +76,21 @@ def data_table(
     columns: Sequence[tuple[str, str, str]],
     rows: Sequence[str] | None = None,
     row_header: str = "",
+    empty: str = "",
 ) -> None:
     """Declare plot ``p``'s data: one table row per row of ``source``.
 
     ``columns`` are (source column, header, format) with a format of ``FORMATS``; the first
     column heads each row, unless ``rows`` gives the rows' names (under ``row_header``).
+    ``empty`` is what the table says while the source has no rows (a plot of a measurement
+    not yet taken); without it a plot always has data.
     """
     for _, _, fmt in columns:
         if fmt not in FORMATS:
             raise ValueError(f"unknown format {fmt!r}; one of {FORMATS}")
     spec: dict = {"columns": [list(c) for c in columns]}
+    if empty:
+        spec["empty"] = empty
     if rows is not None:
         spec["rows"], spec["row_header"] = list(rows), row_header
     _tag_data(p, source, spec)
@@ -187,12 +192,16 @@ def two_lines(
     y_label: str,
     point_y: str,
     formats: tuple[str, str] = ("int", "num"),
+    empty: str = "",
+    log: bool = True,
 ) -> figure:
-    """Two quantities against one, on log axes: ``solid`` (the case shown, accented) and
-    ``dashed`` (what it is compared with), each a (column, label); ``point`` marks the chosen
-    x on its line (columns x[0] and ``point_y``); the plot declares its data table."""
+    """Two quantities against one, on log axes (linear ones if not ``log``): ``solid`` (the
+    case shown, accented) and ``dashed`` (what it is compared with), each a (column, label);
+    ``point`` marks the chosen x on its line (columns x[0] and ``point_y``); the plot declares
+    its data table (saying ``empty`` while there is no data: see ``data_table``)."""
     (x_key, x_label), (solid_key, solid_label), (dashed_key, dashed_label) = x, solid, dashed
-    p = plot(title, height=300, x_axis_type="log", y_axis_type="log")
+    axes = "log" if log else "linear"
+    p = plot(title, height=300, x_axis_type=axes, y_axis_type=axes)
     p.line(x=x_key, y=solid_key, source=lines, color=ACCENT, line_width=2, legend_label=solid_label)
     p.line(x=x_key, y=dashed_key, source=lines, color=MUTED, line_width=2, line_dash="dashed",
            legend_label=dashed_label)  # fmt: skip
@@ -205,7 +214,7 @@ def two_lines(
         (solid_key, solid_label, y_format),
         (dashed_key, dashed_label, y_format),
     ]
-    data_table(p, lines, columns)
+    data_table(p, lines, columns, empty=empty)
     return p
 
 

@@ -83,6 +83,11 @@
         cell(row, FORMATS[format](data[k][i]), !named && k === 0 ? "row" : "");
       });
     }
+    if (!length && spec.empty) {
+      // A measurement not taken yet: one cell across the table says how to take it.
+      cell(body.insertRow(), spec.empty);
+      body.rows[0].cells[0].colSpan = spec.columns.length + (named ? 1 : 0);
+    }
     return table;
   }
 

@@ -49,7 +49,8 @@ def test_every_plot_declares_columns_its_source_has(figure_id):
             assert header.strip() and fmt in FORMATS
         lengths = {len(data[field]) for field, _, _ in spec["columns"]}
         assert len(lengths) == 1, f"{figure_id}: {p.title.text!r}'s columns differ in length"
-        assert table_rows(p) > 0, f"{figure_id}: {p.title.text!r} has an empty table"
+        if not spec.get("empty"):  # a plot of a measurement is empty until it is taken
+            assert table_rows(p) > 0, f"{figure_id}: {p.title.text!r} has an empty table"
         if "rows" in spec:
             assert len(spec["rows"]) == lengths.pop() and spec["row_header"].strip()
 

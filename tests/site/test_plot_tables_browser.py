@@ -78,6 +78,8 @@ def expected_tables(view: pn.viewable.Viewable) -> dict[str, dict]:
             if "rows" in spec:
                 head = [spec["row_header"], *head]
                 rows = [[spec["rows"][i], *row] for i, row in enumerate(rows)]
+            if not rows and spec.get("empty"):  # one cell across: how to take the measurement
+                rows = [[spec["empty"]]]
         tables[p.title.text.strip()] = {"head": head, "rows": rows}
     return tables
 
