@@ -40,6 +40,7 @@ REGISTRY: dict[str, str] = {
     "online-softmax": "figures.online_softmax",
     "memory-traffic": "figures.memory_traffic",
     "latent-cache": "figures.latent_cache",
+    "generation": "figures.generation",
 }
 
 

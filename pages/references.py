@@ -9,6 +9,7 @@ those (sitebuild/references.py); a key that is not here fails the build.
 from dataclasses import dataclass
 
 from attention.decode import H100_DATASHEET
+from attention.gpt import BONUS_SOURCE
 from attention.rope_scaling import LLAMA31_8B
 
 
@@ -59,6 +60,14 @@ WORKS: dict[str, Work] = {
             title="Build a Large Language Model (From Scratch)",
             venue="Manning Publications",
             url="https://www.manning.com/books/build-a-large-language-model-from-scratch",
+        ),
+        Work(
+            key="raschka2025kvcache",
+            authors=("Sebastian Raschka",),
+            year="2025",
+            title="Bonus material: KV cache",
+            venue="LLMs-from-scratch, the book's code repository, ch04/03_kv-cache",
+            url=BONUS_SOURCE,
         ),
         Work(
             key="bahdanau2014",

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from attention import gpt
 from attention.models import DEEPSEEK_V2, LLAMA2_7B, LLAMA2_70B, MISTRAL_7B, MODELS
 from formatting import sci
 from pages import placed_figures, post3
@@ -30,6 +31,7 @@ FIGURES = [
     "online-softmax",
     "memory-traffic",
     "latent-cache",
+    "generation",
 ]
 
 
@@ -175,6 +177,32 @@ def test_the_latent_cache_is_deepseeks_table_1():
     )
 
 
+def test_the_generation_counts_chapter_4s_model_at_a_small_size():
+    """Section 11, counted here from the model's shapes: per layer 12 t d^2 for the four
+    projections and the feed-forward of width 4d, 2 t T d for the scores and the weighted sum;
+    t d V for the logits. The prompt is the book's sentence, 33 characters; 32 new tokens."""
+    d, L, V, prompt, n = 64, 4, 95, 33, 32
+
+    def work(t: int, T: int) -> int:
+        return L * (12 * t * d * d + 2 * t * T * d) + t * d * V
+
+    without = sum(work(T, T) for T in range(prompt, prompt + n))
+    cached = work(prompt, prompt) + sum(work(1, T) for T in range(prompt + 1, prompt + n))
+    assert N["gpt_work_uncached"] == f"{without:,}" and N["gpt_work_cached"] == f"{cached:,}"
+    assert N["gpt_work_ratio"] == f"{without / cached:.1f}"
+    embeddings = V * d + 256 * d
+    block = 4 * d * d + d + 8 * d * d + 4 * d + d + 4 * d  # attention, feed-forward, 2 norms
+    assert N["gpt_params"] == f"{embeddings + L * block + 2 * d + d * V:,}"
+    # Chapter 4 prints 163,009,536 parameters for its 124M config, 124,412,160 with the output
+    # layer tied; the bonus README's table: 27 and 144 tokens per second, 200 new tokens.
+    assert (N["gpt_book_params"], N["gpt_book_tied"]) == ("163,009,536", "124,412,160")
+    assert (N["gpt_bonus_without"], N["gpt_bonus_with"], N["gpt_bonus_tokens"]) == (
+        "27",
+        "144",
+        "200",
+    )
+
+
 def test_every_number_in_the_context_is_printed(html):
     text = _text(html)
     missing = [k for k, v in N.items() if isinstance(v, str) and v not in text]
@@ -221,6 +249,7 @@ def test_the_post_cites_every_paper_the_issue_names(html):
         "dao2022",
         "deepseek2024",
         "mistral2023code",
+        "raschka2025kvcache",
     ):
         assert f'id="ref-{key}"' in html, WORKS[key].title
 
@@ -257,6 +286,11 @@ def test_code_prints_the_proses_digits(html):
     standard, tiled = (int(x) for x in outputs[7].splitlines()[0].split())
     assert (standard, tiled) == (4 * 144 + 4 * 48, 3 * 48 + 24 + 3 * (3 * 48 + 48))
     assert outputs[7].splitlines()[2] == "True"
+    # Section 11: the same text with the cache and without, the core's greedy continuation.
+    written, same = outputs[8].splitlines()
+    weights, prompt = gpt.init(gpt.SMALL), gpt.encode(N["gpt_prompt"])
+    assert written == gpt.decode(gpt.generate(weights, prompt, 32, cached=False))
+    assert same == "True"
     snippets = re.findall(r'<div class="snippet"[^>]*>(.*?)</div>', html, flags=re.S)
     (rotary,) = [re.sub(r"<[^>]+>", "", s) for s in snippets if "example_query_key" in s]
     assert "# full precision" in rotary

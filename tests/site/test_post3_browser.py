@@ -14,7 +14,9 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from attention import gpt
 from figures import module
+from figures.generation import NOT_WRITTEN
 from harness.dom import wait_until
 from harness.site import POST3
 from pages import placed_figures, post3
@@ -34,11 +36,11 @@ def live3(live):
     return live(POST3)
 
 
-def test_the_page_places_ten_figures_and_goes_live(live3):
-    assert len(FIGURES) == 10
+def test_the_page_places_eleven_figures_and_goes_live(live3):
+    assert len(FIGURES) == 11
     statuses = live3.page.locator("figure[data-figure] .fig-status")
-    assert statuses.count() == 10
-    for i in range(10):
+    assert statuses.count() == 11
+    for i in range(11):
         expect(statuses.nth(i)).to_have_attribute("data-status", "live")
     assert live3.errors == []
 
@@ -97,3 +99,30 @@ def test_a_slider_moved_by_the_keyboard_shows_what_cpython_computes(live3, figur
         arg=figure_id,
     )
     assert live3.errors == []
+
+
+def test_the_gpt_writes_the_same_text_both_ways_and_times_it_in_the_browser(live3):
+    """Write and time: the reader's browser writes the default 32 tokens with the cache and
+    without; both texts are CPython's greedy continuation, and each way has a speed, read
+    from the browser's clock (printed with -s; no test asserts a duration)."""
+    page = live3.page
+    figure = page.locator('[data-figure="generation"]')
+    figure.scroll_into_view_if_needed()
+    expect(figure.locator(".fig-status")).to_have_attribute("data-status", "live")
+    assert shown(live3, "generation")["same"] == NOT_WRITTEN
+    figure.get_by_role("button", name="Write and time").click()
+    wait_until(page, "() => harnessProbe.readouts('generation').same !== " + repr(NOT_WRITTEN),
+               timeout=60_000)  # fmt: skip
+    rows = shown(live3, "generation")
+    assert rows["same"] == f"yes, all {gpt.EXAMPLE_TOKENS} tokens"
+    written = gpt.decode(
+        gpt.generate(gpt.init(), gpt.encode(gpt.EXAMPLE_PROMPT), gpt.EXAMPLE_TOKENS, cached=True)
+    )
+    texts = figure.locator("[data-generated] mark").all_text_contents()
+    assert texts == [written, written]
+    rates = {way: float(rows[f"{way}-rate"].replace(",", "")) for way in ("cached", "uncached")}
+    assert all(rate > 0 for rate in rates.values())
+    print(f"\ngeneration in the browser: {rates} tokens per second, speed-up {rows['speed-up']}")
+    assert live3.errors == []
+    figure.get_by_role("button", name="Reset").click()
+    wait_until(page, "() => harnessProbe.readouts('generation').same === " + repr(NOT_WRITTEN))
