@@ -131,6 +131,19 @@ def flash_traffic(T: int, d: int, M: int) -> Traffic:
     )
 
 
+def flash_once(T: int, d: int) -> int:
+    """What Algorithm 1 moves once, whatever the passes: K and V read, and O, ℓ and m set to
+    their starting values (its line 2), 3Td + 2T. The rest of ``flash_traffic`` is
+    ``flash_per_pass`` for each of the T_c passes."""
+    return 3 * check_positive_int(T, "T") * check_positive_int(d, "d") + 2 * T
+
+
+def flash_per_pass(T: int, d: int) -> int:
+    """What one pass over the queries moves: Q, O, ℓ and m read, and O, ℓ and m written back,
+    3Td + 4T."""
+    return 3 * check_positive_int(T, "T") * check_positive_int(d, "d") + 4 * T
+
+
 def long_ratio(d: int, M: int) -> float:
     """What standard ÷ FlashAttention traffic tends to as T grows: 4T^2 against
     T_c (3Td + 4T) with T_c -> T / B_c, so 4 B_c / (3d + 4), about M / 3d^2 (Theorem 2's

@@ -16,6 +16,7 @@ from attention.hbm import (
     HBM_BANDWIDTH,
     SM_SRAM_BYTES,
     block_sizes,
+    flash_once,
     flash_traffic,
     key_blocks,
     score_traffic,
@@ -136,8 +137,7 @@ def part_columns(state: State) -> dict:
     (standard), the one reading of K and V against the passes over the queries (Flash)."""
     T, d, M = state.tokens, state.width, numbers(state)
     standard, flash = standard_traffic(T, d), flash_traffic(T, d, M)
-    scores = score_traffic(T)
-    once = flash.reads["K"] + flash.reads["V"] + T * d + 2 * T  # the reading, and the setting
+    scores, once = score_traffic(T), flash_once(T, d)
     counts = [standard.total - scores, scores, once, flash.total - once]
     return {
         "part": list(PARTS),

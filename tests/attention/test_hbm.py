@@ -49,6 +49,8 @@ def test_the_totals_are_the_modules_formulas():
     T_c = math.ceil(T / B_c)
     assert hbm.standard_traffic(T, d).total == 4 * T * T + 4 * T * d
     assert hbm.flash_traffic(T, d, M).total == 3 * T * d + 2 * T + T_c * (3 * T * d + 4 * T)
+    assert hbm.flash_once(T, d) + T_c * hbm.flash_per_pass(T, d) == hbm.flash_traffic(T, d, M).total
+    assert hbm.flash_once(T, d) == 2 * T * d + T * d + 2 * T  # K, V read; O, ℓ, m set
     assert hbm.score_traffic(T) == 4 * T * T
 
 
