@@ -9,7 +9,7 @@ harness counts them), so an update that must not come cannot land after the chec
 import panel as pn
 import pytest
 
-from figures import grouped_heads, heads, masking
+from figures import generation, grouped_heads, heads, masking
 from formatting import integer
 from harness.site import path
 from harness.visit import until
@@ -33,8 +33,17 @@ def _masking_says(text: str) -> str:
     return masking.message(masking.DEFAULT._replace(row_text=text))
 
 
+def _prompt_says(text: str) -> str:
+    with pytest.raises(ValueError) as err:
+        generation.checked(generation.DEFAULT._replace(prompt=text))
+    return generation.explain(err.value)
+
+
 def cases(figure_id: str, box: pn.widgets.Widget) -> tuple[list[tuple[str, str]], str]:
     """The bad entries for ``box`` with what it must say for each, and a good entry."""
+    if figure_id == "generation":  # a prompt the model cannot write after
+        bad = ["", "naïve", "x" * generation.SMALL.context]
+        return [(text, _prompt_says(text)) for text in bad], "Hello, I am"
     if isinstance(box, pn.widgets.TextInput):  # Python reads it, and says what is wrong
         bad = ["", "abc", "1, two", "1e999", ", ".join(["1"] * (masking.MAX_SCORES + 1))]
         return [(text, _masking_says(text)) for text in bad], "1, 2, 3"
