@@ -99,7 +99,7 @@ def strip_columns(state: State) -> dict:
     if state.every_layer_global:
         kinds = (GLOBAL,) * len(kinds)
     return {
-        "layer": list(range(len(kinds))),
+        "layer": list(range(1, len(kinds) + 1)),  # counted from 1, as the series counts
         "kind": list(kinds),
         "color": [COLORS[kind] for kind in kinds],
     }
@@ -114,6 +114,6 @@ def draw(state: State) -> Drawing:
         "lines.title": {"text": f"cache of one sequence: {m.name}"},
         "context": {"location": m.context},
         "strip": {"data": strip_columns(state)},
-        "strip.x_range": {"end": m.layers - 0.5},
+        "strip.x_range": {"end": m.layers + 0.5},
         "readout": html(readout_html(readouts(state))),
     }

@@ -55,7 +55,7 @@ ROUNDING = frozenset({"difference"})
 class State(NamedTuple):
     """The controls: query row, keys per tile, tiles seen, causal, and T for the memory."""
 
-    query: int = EXAMPLE_QUERY
+    query: int = EXAMPLE_QUERY + 1  # counted from 1, as the series counts
     tile: int = EXAMPLE_TILE
     seen: int = 2
     causal: bool = False
@@ -64,7 +64,7 @@ class State(NamedTuple):
 
 DEFAULT = State()
 CONTROLS = (
-    Slider("query", "Query row i", start=0, end=EXAMPLE_T - 1),
+    Slider("query", "Query row i", start=1, end=EXAMPLE_T),
     Slider("tile", "Keys per tile", start=1, end=EXAMPLE_T),
     Slider("seen", "Tiles seen", start=1, end=EXAMPLE_T),
     Switch("causal", "Causal: keys after i hidden"),
@@ -72,11 +72,22 @@ CONTROLS = (
 )
 
 
+def row(state: State) -> int:
+    """The query's row in numpy's count, from 0."""
+    if not 1 <= state.query <= EXAMPLE_T:
+        raise ValueError(f"the query row is 1 to {EXAMPLE_T}, counted from 1; got {state.query}")
+    return state.query - 1
+
+
+def position(state: State) -> int | None:
+    """Where a causal query sits (keys after it hidden); None when nothing is hidden."""
+    return row(state) if state.causal else None
+
+
 def steps(state: State) -> list[TileStep]:
     """The running state after each tile, for the state's query row."""
     Q, K, V = EXAMPLE
-    position = state.query if state.causal else None
-    return online_row(Q[state.query], K, V, state.tile, state.causal, position)[1]
+    return online_row(Q[row(state)], K, V, state.tile, state.causal, position(state))[1]
 
 
 def seen(state: State) -> int:
@@ -103,8 +114,7 @@ def seen_slider(state: State) -> dict:
 def full(state: State) -> np.ndarray:
     """The full softmax's output for the query row. -> (d_v,)"""
     Q, K, V = EXAMPLE
-    position = state.query if state.causal else None
-    return full_row(Q[state.query], K, V, state.causal, position)
+    return full_row(Q[row(state)], K, V, state.causal, position(state))
 
 
 def _difference(state: State) -> str:
@@ -117,8 +127,8 @@ def _difference(state: State) -> str:
 
 
 def _keys(a: int, b: int) -> str:
-    """'keys 3 to 5', or 'key 4' for a tile of one."""
-    return f"key {a}" if b - a == 1 else f"keys {a} to {b - 1}"
+    """Keys a to b - 1 from 0 as the series counts them: 'keys 4 to 6', or 'key 5' alone."""
+    return f"key {a + 1}" if b - a == 1 else f"keys {a + 1} to {b}"
 
 
 def readouts(state: State) -> list[tuple[str, str, str]]:
@@ -127,7 +137,7 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     step = all_steps[k - 1]
     a, b = step.keys
     m_full, ell_full = row_normalizer(
-        EXAMPLE[0][state.query], EXAMPLE[1], state.causal, state.query if state.causal else None
+        EXAMPLE[0][row(state)], EXAMPLE[1], state.causal, position(state)
     )
     mem = memory(state.length, MODEL.head_dim, MEMORY_TILE, MODEL.bytes_per_value)
     return [
@@ -152,10 +162,10 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
 def _score_columns(state: State) -> dict:
     """One bar per key: seen tiles dark, the current tile orange, the rest faint or hidden."""
     Q, K, _ = EXAMPLE
-    s = tile_scores(Q[state.query], K)
+    s = tile_scores(Q[row(state)], K)
     step = steps(state)[seen(state) - 1]
     a, b = step.keys
-    visible = [not (state.causal and j > state.query) for j in range(EXAMPLE_T)]
+    visible = [not (state.causal and j > row(state)) for j in range(EXAMPLE_T)]
     color = [ACCENT if a <= j < b else INK if j < a else MUTED for j in range(EXAMPLE_T)]
     alpha = [(1.0 if j < b else 0.3) if visible[j] else 0.0 for j in range(EXAMPLE_T)]
     # In words, for the plot's data table, what the colour and the fading say.
@@ -164,7 +174,7 @@ def _score_columns(state: State) -> dict:
         for j in range(EXAMPLE_T)
     ]
     return {
-        "x": list(range(EXAMPLE_T)),
+        "x": list(range(1, EXAMPLE_T + 1)),
         "score": s.tolist(),
         "color": color,
         "alpha": alpha,
@@ -175,7 +185,7 @@ def _score_columns(state: State) -> dict:
 def _boundaries(state: State) -> dict:
     """Vertical lines between tiles, up to the keys the query can see."""
     stops = [st.keys[0] for st in steps(state)[1:]]
-    return {"x": [j - 0.5 for j in stops]}
+    return {"x": [j + 0.5 for j in stops]}  # between keys j and j + 1, counted from 1
 
 
 def _running_columns(state: State) -> tuple[dict, dict]:
@@ -194,8 +204,13 @@ def _output_columns(state: State) -> tuple[dict, dict]:
     whole = full(state).tolist()
     # The partial output's source carries the full one as well, undrawn, for the data table.
     return (
-        {"x": [c - 0.18 for c in range(d)], "y": o.tolist(), "c": list(range(d)), "full": whole},
-        {"x": [c + 0.18 for c in range(d)], "y": whole},
+        {
+            "x": [c - 0.18 for c in range(1, d + 1)],
+            "y": o.tolist(),
+            "c": list(range(1, d + 1)),
+            "full": whole,
+        },
+        {"x": [c + 0.18 for c in range(1, d + 1)], "y": whole},
     )
 
 
@@ -222,9 +237,9 @@ def draw(state: State) -> Drawing:
     rows = readouts(state)  # computes everything before anything is drawn
     k = seen(state)
     m_data, ell_data = _running_columns(state)
-    q = EXAMPLE[0][state.query]
-    position = state.query if state.causal else None
-    m_full, ell_full = row_normalizer(q, EXAMPLE[1], state.causal, position)
+    m_full, ell_full = row_normalizer(
+        EXAMPLE[0][row(state)], EXAMPLE[1], state.causal, position(state)
+    )
     partial, whole = _output_columns(state)
     return {
         "bars": {"data": _score_columns(state)},

@@ -77,9 +77,9 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
     temperature = num(yarn_temperature(sc.factor))
     return [
         ("pairs", "rotary pairs", part),
-        ("lengths", "trained L, then s L", lengths),
+        ("lengths", "trained length, then s times it", lengths),
         ("own-rule", "its configuration's rule", rule),
-        ("never", "pairs with no full turn within L", integer(never_turned(sc))),
+        ("never", "pairs with no full turn within the trained length", integer(never_turned(sc))),
         ("kept", "periods kept", integer(kept)),
         ("stretched", "periods made s times longer", integer(stretched)),
         ("blended", "periods between", integer(blended)),

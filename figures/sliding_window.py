@@ -94,17 +94,18 @@ def readouts(state: State) -> list[tuple[str, str, str]]:
 def cells(state: State) -> dict:
     """The causal triangle's cells, row by row, for both grids: one source, five columns.
 
-    ``x`` is the key j and ``y`` the query i; ``band`` is 1 inside the window and 0 outside;
-    ``needed`` the fewest layers that carry j to i; ``shade`` colours the reach plot (one layer
-    darkest, NaN beyond L). Numeric arrays only: a 64-token triangle has 2,080 cells, and
-    Bokeh checks every element of every column that changes.
+    ``x`` is the key j and ``y`` the query i, both counted from 1 as the series counts;
+    ``band`` is 1 inside the window and 0 outside; ``needed`` the fewest layers that carry j
+    to i; ``shade`` colours the reach plot (one layer darkest, NaN beyond L). Numeric arrays
+    only: a 64-token triangle has 2,080 cells, and Bokeh checks every element of every
+    column that changes.
     """
     T, W, L = state
     i, j = np.tril_indices(T)
     needed = layers_needed(T, W)[i, j]
     return {
-        "x": j,
-        "y": i,
+        "x": j + 1,
+        "y": i + 1,
         "band": window_mask(T, W)[i, j].astype(np.float64),
         "needed": needed,
         "shade": np.where(needed <= L, L + 1 - needed, np.nan),
@@ -128,15 +129,15 @@ def draw(state: State) -> Drawing:
     grid, curves = cells(state), cost_lines(state)
     counts = [window_scores(T, W), causal_scores(T), full_scores(T)]
     return {
-        "mask.x_range": {"end": T - 0.5},
-        "mask.y_range": {"start": T - 0.5},
-        "reach.x_range": {"end": T - 0.5},
-        "reach.y_range": {"start": T - 0.5},
+        "mask.x_range": {"end": T + 0.5},
+        "mask.y_range": {"start": T + 0.5},
+        "reach.x_range": {"end": T + 0.5},
+        "reach.y_range": {"start": T + 0.5},
         "mask.title": {"text": f"the mask: T = {integer(T)}, W = {integer(W)}"},
         "reach.title": {"text": f"layers needed, up to L = {integer(L)} (darker: fewer)"},
         "reach.mapper": {"low": -L / 2, "high": L},  # L layers still visibly coloured
         "cells": {"data": grid},
-        "last-row": {"data": {"x": [(T - 1) / 2], "y": [T - 1], "w": [T]}},
+        "last-row": {"data": {"x": [(T + 1) / 2], "y": [T], "w": [T]}},
         "lines": {"data": curves},
         "here": {"data": {"n": [T] * 3, "y": counts, "color": [ACCENT, INK, MUTED]}},
         "readout": html(readout_html(rows)),

@@ -18,7 +18,7 @@ LOOK = {"model": {"width": 160}}
 def _strip_plot(strip: ColumnDataSource):
     p = plot("layers, first to last (orange: global)", height=120)
     p.rect(x="layer", y=0, width=0.9, height=1, color="color", source=strip)
-    p.x_range = Range1d(-0.5, model(DEFAULT).layers - 0.5)
+    p.x_range = Range1d(0.5, model(DEFAULT).layers + 0.5)
     p.y_range = Range1d(-0.5, 0.5)
     p.yaxis.visible = False
     p.ygrid.visible = False

@@ -20,7 +20,7 @@ def _scores_plot(bars: ColumnDataSource, cuts: ColumnDataSource, m_line: Span):
     p.segment(x0="x", x1="x", y0=-3.5, y1=3.5, source=cuts, line_color=MUTED,
               line_dash="dotted")  # fmt: skip
     p.add_layout(m_line)
-    p.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE_T)))
+    p.xaxis.ticker = FixedTicker(ticks=list(range(1, EXAMPLE_T + 1)))
     p.xaxis.axis_label = "key j"
     p.xgrid.visible = False
     columns = [("x", "key j", "int"), ("score", "score s_j", "num"), ("tile", "tile", "text")]
@@ -49,7 +49,7 @@ def _output_plot(o_src: ColumnDataSource, full_src: ColumnDataSource):
     p.vbar(x="x", top="y", width=0.34, source=o_src, color=ACCENT, legend_label="partial o")
     p.vbar(x="x", top="y", width=0.34, source=full_src, color=FULL_COLOR,
            legend_label="full softmax")  # fmt: skip
-    p.xaxis.ticker = FixedTicker(ticks=list(range(EXAMPLE[2].shape[1])))
+    p.xaxis.ticker = FixedTicker(ticks=list(range(1, EXAMPLE[2].shape[1] + 1)))
     p.xaxis.axis_label = "component of the output"
     p.xgrid.visible = False
     legend_above(p)

@@ -63,10 +63,11 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     periods_plot.add_layout(target)
     readout, message = pane(), pane()
     about = note(
-        "<b>Lines across:</b> dotted, the length L the model was trained on; dashed, s L. A "
+        "<b>Lines across:</b> dotted, the length the model was trained on; dashed, s times it. A "
         "pair above the dotted line made no full turn in training. <b>Own rules:</b> Llama "
-        "3.1's is YaRN's ramp over the turns a pair makes within L, from its low to its high "
-        "frequency factor; DeepSeek-V2's code ramps over the pair index between the same ends."
+        "3.1's is YaRN's ramp over the turns a pair makes within the trained length, from its "
+        "low to its high frequency factor; DeepSeek-V2's code ramps over the pair index between "
+        "the same ends."
     )
     handles = {
         "periods": source,

@@ -16,10 +16,10 @@ from layoutkit.wiring import widget, wire
 def _grid_plot(
     title: str, source: ColumnDataSource, field: str, mapper, column: tuple[str, str]
 ) -> figure:
-    """Cells of a T x T grid at integer positions, query i down the side (row 0 on top)."""
+    """Cells of a T x T grid at integer positions, query i down the side (row 1 on top)."""
     p = plot(title, height=300, x_axis_location="above")
-    p.x_range = Range1d(-0.5, DEFAULT.T - 0.5)
-    p.y_range = Range1d(DEFAULT.T - 0.5, -0.5)
+    p.x_range = Range1d(0.5, DEFAULT.T + 0.5)
+    p.y_range = Range1d(DEFAULT.T + 0.5, 0.5)
     fill = {"field": field, "transform": mapper}
     grid = p.rect(x="x", y="y", width=1, height=1, fill_color=fill, line_color=None, source=source)
     p.xaxis.axis_label = "key position j"

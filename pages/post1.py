@@ -307,6 +307,7 @@ def context() -> dict:
         "bahdanau_year": BAHDANAU_YEAR,
         "transformer_year": TRANSFORMER_YEAR,
         "variants_after": VARIANTS_AFTER,
+        "journey_row": TOKENS.index("journey"),  # numpy's row: the series counts from one
         **_chapter_2(),
         **_figures(),
         **_depth(),

@@ -48,7 +48,7 @@ def test_the_lines_are_the_caches_at_every_length_and_the_point_is_on_the_shown_
     assert lg.point_columns(state)["gib"] == [lines["mixed"][lg.LENGTHS.index(2**13)]]
     drawing = lg.draw(state)
     assert drawing["context"] == {"location": 8192}
-    assert drawing["strip.x_range"] == {"end": 41.5}
+    assert drawing["strip.x_range"] == {"end": 42.5}
 
 
 def test_an_unknown_model_says_which_there_are():
@@ -67,3 +67,9 @@ def test_every_state_of_the_view_shows_the_pure_readouts(model, tokens, every_la
     view = driven_to(lg, dict(zip(names, (model, tokens, every_layer_global), strict=True)))
     assert readouts(view) == shown(lg.State(model, tokens, every_layer_global))
     assert messages(view) == []
+
+
+def test_the_strip_counts_layers_from_1():
+    strip = lg.strip_columns(lg.State(model=GEMMA2_9B.name))
+    assert strip["layer"] == list(range(1, GEMMA2_9B.layers + 1))
+    assert lg.draw(lg.State(model=GEMMA2_9B.name))["strip.x_range"] == {"end": 42.5}

@@ -34,21 +34,23 @@ def shown(state: fig.State) -> dict[str, str]:
 
 
 def core(state: fig.State):
-    """The core's steps and full output for the state's query row."""
-    position = state.query if state.causal else None
-    _, steps = online_row(Q[state.query], K, V, state.tile, state.causal, position)
-    return steps, full_row(Q[state.query], K, V, state.causal, position)
+    """The core's steps and full output for the state's query row (the figure counts rows
+    from 1, numpy from 0)."""
+    i = state.query - 1
+    position = i if state.causal else None
+    _, steps = online_row(Q[i], K, V, state.tile, state.causal, position)
+    return steps, full_row(Q[i], K, V, state.causal, position)
 
 
 @pytest.mark.parametrize(
     "state",
     [
         fig.DEFAULT,
-        fig.State(0, 1, 1, False, 1024),
-        fig.State(11, 12, 1, False, 2**20),
-        fig.State(11, 1, 12, True, 2**20),
-        fig.State(0, 5, 12, True, 1024),
-        fig.State(5, 5, 3, False, 4096),
+        fig.State(1, 1, 1, False, 1024),
+        fig.State(12, 12, 1, False, 2**20),
+        fig.State(12, 1, 12, True, 2**20),
+        fig.State(1, 5, 12, True, 1024),
+        fig.State(6, 5, 3, False, 4096),
     ],
 )
 def test_readouts_are_the_cores_numbers(state):
@@ -60,8 +62,8 @@ def test_readouts_are_the_cores_numbers(state):
     assert texts["ell"] == num(steps[k - 1].ell)
     assert texts["partial"] == vec(steps[k - 1].o)
     assert texts["full"] == vec(want)
-    position = state.query if state.causal else None
-    m, ell = row_normalizer(Q[state.query], K, state.causal, position)
+    position = state.query - 1 if state.causal else None
+    m, ell = row_normalizer(Q[state.query - 1], K, state.causal, position)
     assert texts["full-m"] == f"{num(m)}, {num(ell)}"
     gap = max_difference(steps[k - 1].o, want)
     if k == len(steps):
@@ -82,7 +84,7 @@ def test_one_tile_of_every_key_is_exact():
 
 
 def test_at_the_last_tile_the_running_values_are_the_full_rows():
-    state = fig.State(query=7, tile=3, seen=4)
+    state = fig.State(query=8, tile=3, seen=4)
     steps, want = core(state)
     assert len(steps) == 4
     m, ell = row_normalizer(Q[7], K)
@@ -94,7 +96,7 @@ def test_at_the_last_tile_the_running_values_are_the_full_rows():
 
 def test_the_slider_past_the_last_tile_shows_the_last():
     assert shown(fig.State(tile=6, seen=9)) == shown(fig.State(tile=6, seen=2))
-    assert shown(fig.State(tile=6, seen=2))["seen"] == "2 of 2 (this one: keys 6 to 11)"
+    assert shown(fig.State(tile=6, seen=2))["seen"] == "2 of 2 (this one: keys 7 to 12)"
 
 
 def test_the_tiles_seen_slider_runs_to_the_tiles_there_are():
@@ -115,10 +117,10 @@ def test_the_view_shows_its_readouts_for_several_control_values():
     w = widgets(view)
     assert readouts(view) == shown(fig.DEFAULT)
     for query, tile, seen, causal, length in [
-        (0, 1, 1, True, 1024),
-        (11, 12, 1, False, 2**20),
-        (6, 4, 3, True, 8192),
-        (3, 5, 12, False, 65536),
+        (1, 1, 1, True, 1024),
+        (12, 12, 1, False, 2**20),
+        (7, 4, 3, True, 8192),
+        (4, 5, 12, False, 65536),
     ]:
         # The switch first: it sets how many tiles there are, which the tiles seen stay within.
         w[CAUSAL].value, w[QUERY].value, w[TILE].value = causal, query, tile
@@ -172,3 +174,11 @@ def test_bad_input_keeps_the_last_drawing():
     assert readouts(view) == before
     widgets(view)[TILE].value = 3
     assert messages(view) == []
+
+
+def test_the_query_row_counts_from_1():
+    """Row 1 is numpy's row 0; a row 0 (or 13) is refused, not wrapped round to the last row."""
+    assert fig.row(fig.State(query=1)) == 0 and fig.row(fig.State(query=EXAMPLE_T)) == 11
+    for query in (0, EXAMPLE_T + 1):
+        with pytest.raises(ValueError, match="counted from 1"):
+            fig.readouts(fig.State(query=query))

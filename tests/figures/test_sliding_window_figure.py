@@ -94,7 +94,8 @@ def test_mistral_7b_from_attention_models():
 @given(T=T_VALUES, W=W_VALUES, L=L_VALUES)
 def test_the_grids_are_the_cores_masks(T, W, L):
     cells = fig.cells(fig.State(T, W, L))
-    i, j = cells["y"], cells["x"]
+    i, j = cells["y"] - 1, cells["x"] - 1  # the grids count from 1, numpy from 0
+    assert i.min() == j.min() == 0 and i.max() == T - 1
     assert len(i) == causal_scores(T)  # the causal triangle, each cell once
     assert np.array_equal(cells["band"] == 1.0, window_mask(T, W)[i, j])
     assert int(cells["band"].sum()) == window_scores(T, W)
