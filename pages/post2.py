@@ -269,6 +269,7 @@ def _cost() -> dict:
         "his_cards": integer(math.floor(ratio)),
         "cards": integer(cards),
         "card_ratio": ratio_text(ratio),
+        "cards_decimal": integer(math.ceil(window / (CARD_GIB * 10**9))),  # the datasheet's GB
         "rounded_ratio": integer(rounded_ratio),
         "his_hours": integer(round(rounded_hours)),
         "seconds": seconds_text(seconds),
@@ -294,6 +295,7 @@ def context() -> dict:
         "n_tokens": len(TOKENS),
         "seed_3_4": SEED_3_4,
         "seed_3_5": SEED_3_5,
+        "weight_draws": integer(3 * BOOK_D_IN * BOOK_D_OUT),  # three matrices of numbers
         **_post1(),
         **_modes(),
         **_divisor(),

@@ -134,6 +134,18 @@ def test_section_3_5_weights_are_self_attention_v2_from_seed_789():
         assert np.array_equal(ours, theirs)
 
 
+def test_section_3_6_weights_are_section_3_4s_draws_stretched():
+    """Post 2 says so: seeded with 123, nn.Linear(3, 2)'s uniform draw reads the same 18
+    numbers torch.rand(3, 2) read three times, mapped from [0, 1) to +-1/sqrt(3) and laid out
+    (2, 3); checked against torch itself, to float32 rounding."""
+    torch.manual_seed(123)
+    layers = [torch.nn.Linear(3, 2, bias=False) for _ in range(3)]
+    bound = 1 / math.sqrt(3)
+    for layer, u in zip(layers, torch_rng.weights_section_3_4(), strict=True):
+        stretched = (2 * u.ravel() - 1) * bound
+        np.testing.assert_allclose(layer.weight.detach().numpy().ravel(), stretched, atol=1e-7)
+
+
 def test_weights_are_fresh_arrays():
     first = torch_rng.weights_section_3_5()
     first[0][0, 0] = 99.0
