@@ -330,6 +330,16 @@ WORKS: dict[str, Work] = {
             organisation=True,
         ),
         Work(
+            key="pytorch2025softmax",
+            authors=("PyTorch",),
+            year="2025",
+            title="SoftMaxKernel.cpp: the CPU softmax, the row's maximum subtracted first",
+            venue="PyTorch's source",
+            url="https://github.com/pytorch/pytorch/blob/2a6e51d/aten/src/ATen/native/cpu/"
+            "SoftMaxKernel.cpp",
+            organisation=True,
+        ),
+        Work(
             key="pytorch2025dropout",
             authors=("PyTorch",),
             year="2025",
