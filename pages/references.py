@@ -340,6 +340,15 @@ WORKS: dict[str, Work] = {
             organisation=True,
         ),
         Work(
+            key="pytorch2025transpose",
+            authors=("PyTorch",),
+            year="2025",
+            title="torch.transpose",
+            venue="PyTorch documentation",
+            url="https://docs.pytorch.org/docs/stable/generated/torch.transpose.html",
+            organisation=True,
+        ),
+        Work(
             key="pytorch2025dropout",
             authors=("PyTorch",),
             year="2025",
