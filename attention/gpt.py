@@ -109,11 +109,16 @@ def _norm(d: int) -> tuple[np.ndarray, np.ndarray]:
     return np.ones(d), np.zeros(d)
 
 
-@lru_cache(maxsize=4)
 def init(config: Config = SMALL, seed: int = SEED) -> Weights:
     """Untrained weights for ``config``, drawn from numpy's generator seeded with ``seed``.
-    Cached: the same config and seed give the same (read-only) arrays."""
-    V, T, d = check_config(config).vocab, config.context, config.width
+    Cached: the same config and seed give the same (read-only) arrays, however they are
+    passed."""
+    return _init(check_config(config), seed)
+
+
+@lru_cache(maxsize=4)
+def _init(config: Config, seed: int) -> Weights:
+    V, T, d = config.vocab, config.context, config.width
     rng = np.random.default_rng(seed)
     tok_emb, pos_emb = rng.standard_normal((V, d)), rng.standard_normal((T, d))
     blocks = []
@@ -251,12 +256,11 @@ def write(weights: Weights, prompt: np.ndarray, n: int, cached: bool) -> Iterato
     n = check_positive_int(n, "n")
     ids = list(prompt)
     cache = Cache(weights.config.layers) if cached else None
-    new = ids
+    step = ids  # what the next pass runs: the prompt first; then, with the cache, one token
     for _ in range(n):
-        logits = forward(weights, np.array(new), cache) if cached else forward(weights, ids)
-        token = int(np.argmax(logits[-1]))
-        ids.append(token)
-        new = [token]
+        token = int(np.argmax(forward(weights, np.array(step), cache)[-1]))
+        ids = [*ids, token]
+        step = [token] if cached else ids
         yield token
 
 
@@ -281,6 +285,11 @@ def work_per_token(config: Config, prompt: int, n: int, cached: bool) -> list[in
     if cached:
         return [step_multiplies(config, prompt if k == 0 else 1, t) for k, t in enumerate(lengths)]
     return [step_multiplies(config, t, t) for t in lengths]
+
+
+def total_work(config: Config, prompt: int, n: int, cached: bool) -> int:
+    """All the multiplications of writing ``n`` tokens after a ``prompt``-token prompt."""
+    return sum(work_per_token(config, prompt, n, cached))
 
 
 def cache_bytes(config: Config, tokens: int) -> int:

@@ -11,6 +11,7 @@ machine, so the page never shows them before the reader asks (``measure``).
 import time
 from collections.abc import Callable
 from html import escape
+from itertools import accumulate
 from typing import NamedTuple
 
 from attention.gpt import (
@@ -22,6 +23,7 @@ from attention.gpt import (
     encode,
     init,
     parameters,
+    total_work,
     work_per_token,
     write,
 )
@@ -120,7 +122,7 @@ def readouts(state: State, measured: dict | None = None) -> list[tuple[str, str,
         ),
         ("prompt", "prompt tokens (characters)", integer(len(prompt))),
     ]
-    work = {way: sum(work_per_token(SMALL, len(prompt), n, way == "cached")) for way in WAYS}
+    work = {way: total_work(SMALL, len(prompt), n, way == "cached") for way in WAYS}
     for way in WAYS:
         run = measured[way] if measured else None
         rows += [
@@ -167,12 +169,13 @@ def readout(state: State, measured: dict[str, Run] | None = None) -> str:
 def work_columns(state: State) -> dict:
     """Millions of multiplications so far against tokens written, each way."""
     prompt = len(checked(state))
-    cumulative = {}
-    for way in WAYS:
-        total, cumulative[way] = 0, []
-        for step in work_per_token(SMALL, prompt, state.tokens, way == "cached"):
-            total += step
-            cumulative[way].append(total / 1e6)
+    cumulative = {
+        way: [
+            w / 1e6
+            for w in accumulate(work_per_token(SMALL, prompt, state.tokens, way == "cached"))
+        ]
+        for way in WAYS
+    }
     return {"token": list(range(1, state.tokens + 1)), **cumulative}
 
 
@@ -191,9 +194,8 @@ def time_columns(measured: dict[str, Run] | None) -> dict:
     return {"token": list(range(1, n + 1)), **ms}
 
 
-def time_point(measured: dict[str, Run] | None) -> dict:
-    """Both ways' last token; empty until measured."""
-    times = time_columns(measured)
+def time_point(times: dict) -> dict:
+    """Both ways' last token of ``time_columns``; empty until measured."""
     if not times["token"]:
         return {"token": [], "ms": []}
     return {"token": [times["token"][-1]] * 2, "ms": [times["uncached"][-1], times["cached"][-1]]}
@@ -223,8 +225,8 @@ def drawing(state: State, measured: dict[str, Run] | None) -> Drawing:
     return {
         "work": {"data": work_columns(state)},
         "work.point": {"data": work_point(state)},
-        "times": {"data": time_columns(measured)},
-        "times.point": {"data": time_point(measured)},
+        "times": {"data": times},
+        "times.point": {"data": time_point(times)},
         "times.title": {"text": title},
         "times.x_range": {"end": state.tokens + 1},
         "times.y_range": {"end": 1.1 * slowest if slowest else 1},

@@ -23,7 +23,8 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
     }
     actions = {key: action_button(a) for key, a in figure.actions.items()}
     work, work_at = ColumnDataSource(work_columns(DEFAULT)), ColumnDataSource(work_point(DEFAULT))
-    times, time_at = ColumnDataSource(time_columns(None)), ColumnDataSource(time_point(None))
+    none = time_columns(None)
+    times, time_at = ColumnDataSource(none), ColumnDataSource(time_point(none))
     lines = {
         "x": ("token", "token written k"),
         "solid": ("cached", "with the cache"),

@@ -24,14 +24,7 @@ from attention.models import (
     MISTRAL_7B,
 )
 from attention.torch_rng import BOOK_D_IN, BOOK_D_OUT
-from formatting import (
-    bytes_text,
-    integer,
-    noise_text,
-    num,
-    percent,
-    words,
-)
+from formatting import bytes_text, integer, noise_text, num, percent, words
 
 BATCH = 32  # conversations served at once, for the cache of a batch
 LG_MID = 2**15  # a length between Gemma 3's window and its context

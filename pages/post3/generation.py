@@ -1,24 +1,22 @@
 """A GPT writing in the reader's browser, post 3's section 11."""
 
 from attention import gpt
-from formatting import (
-    integer,
-    num,
-)
+from formatting import integer, num
 
 
-def _generation() -> dict:
+def context() -> dict:
     """Section 11: the small GPT, the work each way for the figure's default, and the bonus
     material's measurement."""
     small, prompt, n = gpt.SMALL, len(gpt.encode(gpt.EXAMPLE_PROMPT)), gpt.EXAMPLE_TOKENS
     work = {
-        way: sum(gpt.work_per_token(small, prompt, n, way == "cached"))
-        for way in ("cached", "uncached")
+        way: gpt.total_work(small, prompt, n, way == "cached") for way in ("cached", "uncached")
     }
     rates = gpt.BONUS_TOKENS_PER_SECOND
     return {
         "gpt_book_params": integer(gpt.parameters(gpt.BOOK_124M)),
-        "gpt_book_tied": integer(gpt.parameters(gpt.BOOK_124M) - 50_257 * 768),
+        "gpt_book_tied": integer(  # the output head shared with the token embedding
+            gpt.parameters(gpt.BOOK_124M) - gpt.BOOK_124M.vocab * gpt.BOOK_124M.width
+        ),
         "gpt_layers": integer(small.layers),
         "gpt_heads": integer(small.heads),
         "gpt_width": integer(small.width),
@@ -35,10 +33,4 @@ def _generation() -> dict:
         "gpt_bonus_with": integer(rates["with"]),
         "gpt_bonus_ratio": num(rates["with"] / rates["without"], 1),
         "gpt_bonus_tokens": integer(gpt.BONUS_NEW_TOKENS),
-    }
-
-
-def context() -> dict:
-    return {
-        **_generation(),
     }

@@ -1,18 +1,10 @@
 """The table of the models post 3 computes with, each linked to its source."""
 
-from attention.models import (
-    DEEPSEEK_V2,
-    GPT2_SMALL,
-    INTERLEAVED,
-    MODELS,
-)
-from formatting import (
-    integer,
-    words,
-)
+from attention.models import DEEPSEEK_V2, GPT2_SMALL, INTERLEAVED, MODELS
+from formatting import integer, words
 
 
-def _models() -> dict:
+def context() -> dict:
     """The table of the models the post computes with, each linked to its source."""
     rows = [
         {
@@ -51,10 +43,4 @@ def _models() -> dict:
         "models": rows,
         "gpt2_layers": integer(GPT2_SMALL.layers),
         "paper_context_models": words(from_papers),
-    }
-
-
-def context() -> dict:
-    return {
-        **_models(),
     }

@@ -6,15 +6,8 @@ import numpy as np
 
 from attention import rope_scaling as rs
 from attention import rotary
-from attention.models import (
-    LLAMA2_7B,
-    LLAMA3_8B,
-)
-from formatting import (
-    integer,
-    num,
-    sci,
-)
+from attention.models import LLAMA2_7B, LLAMA3_8B
+from formatting import integer, num, sci
 
 LLAMA31_POSITIONS = 131072  # Llama 3.1 8B's max_position_embeddings (its configuration)
 

@@ -6,10 +6,7 @@ import math
 
 from attention import hbm, online
 from attention.cost import GPT41_CONTEXT, score_matrix_bytes
-from attention.models import (
-    LLAMA2_7B,
-    MISTRAL_7B,
-)
+from attention.models import LLAMA2_7B, MISTRAL_7B
 from attention.window import (
     causal_scores,
     paper_span,
@@ -18,15 +15,7 @@ from attention.window import (
     window_score_bytes,
     window_scores,
 )
-from formatting import (
-    bytes_text,
-    decimal_text,
-    duration_text,
-    integer,
-    noise_text,
-    num,
-    percent,
-)
+from formatting import bytes_text, decimal_text, duration_text, integer, noise_text, num, percent
 
 LONG_TOKENS = 2**15  # 32,768 tokens: where a window of 4,096 starts to pay
 
