@@ -26,6 +26,11 @@ DRAWN = """(id) => {
 }"""
 
 
+# Whether every readout of a figure shows text (always, on a page without the probe).
+READOUTS_SHOWN = """(id) => typeof harnessProbe === "undefined"
+  || Object.values(harnessProbe.readouts(id)).every((text) => text.trim() !== "")"""
+
+
 def instrument(context) -> None:
     """Install the probe into every page of ``context`` before the page's own scripts."""
     context.add_init_script(PROBE)
@@ -55,6 +60,9 @@ def show_figure(page, figure_id: str) -> None:
     page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
     wait_until(page, DRAWN, arg=figure_id, timeout=LIVE_TIMEOUT_MS)
     next_frame(page)  # what the worker's drawing set is drawn (Panel re-renders a pane later)
+    # A pane Panel re-renders can take more than a frame on a loaded machine: the readouts
+    # are read once every one of them shows its text again.
+    wait_until(page, READOUTS_SHOWN, arg=figure_id, timeout=LIVE_TIMEOUT_MS)
 
 
 def figure_state(page) -> str:
