@@ -32,7 +32,7 @@ from attention._checks import check_positive_int
 
 VOCAB = "".join(chr(code) for code in range(32, 127))
 EPS = 1e-5  # the layer norm's, as chapter 4's LayerNorm has it
-SEED = 123  # the book's torch.manual_seed
+SEED = 123  # the number the book passes to torch.manual_seed; numpy draws its own numbers from it
 # The post's example: the book's sentence as a prompt, and how many tokens to write after it.
 EXAMPLE_PROMPT = "Your journey starts with one step"
 EXAMPLE_TOKENS = 32
@@ -53,9 +53,11 @@ BOOK_124M = Config(vocab=50_257, context=1_024, width=768, heads=12, layers=12)
 SMALL = Config()
 
 # The book repository's bonus material on the cache measured its 124M model writing 200 tokens
-# after a 4-token prompt on a Mac Mini M4's CPU: tokens per second without and with the cache.
+# after a 4-token prompt ("Hello, I am" in GPT-2's tokenizer) on a Mac Mini M4's CPU: tokens
+# per second without and with the cache.
 BONUS_SOURCE = "https://github.com/rasbt/LLMs-from-scratch/blob/d11c2ea/ch04/03_kv-cache/README.md"
 BONUS_TOKENS_PER_SECOND = {"without": 27, "with": 144}
+BONUS_PROMPT_TOKENS = 4
 BONUS_NEW_TOKENS = 200
 
 
@@ -235,6 +237,7 @@ def forward(weights: Weights, ids: np.ndarray, cache: Cache | None = None) -> np
     """The logits of every new token: ``ids`` follow the cache's tokens (none without one).
     (T_new,) -> (T_new, vocab)"""
     config = weights.config
+    ids = check_ids(ids, config)
     start = cache.length if cache is not None else 0
     if start + len(ids) > config.context:
         raise ValueError(
@@ -251,10 +254,40 @@ def forward(weights: Weights, ids: np.ndarray, cache: Cache | None = None) -> np
     return layer_norm(x, *weights.final_norm) @ weights.W_head
 
 
-def write(weights: Weights, prompt: np.ndarray, n: int, cached: bool) -> Iterator[int]:
-    """The ``n`` tokens greedy decoding appends to ``prompt``, each as soon as it is chosen."""
-    n = check_positive_int(n, "n")
-    ids = list(prompt)
+def check_ids(ids, config: Config) -> np.ndarray:
+    """``ids`` as token ids of ``config``'s vocabulary; ValueError saying what to change.
+    (T,) -> (T,)"""
+    arr = np.asarray(ids)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(
+            f"token ids must be a non-empty 1-D sequence, got shape {arr.shape}; "
+            "gpt.encode turns text into one"
+        )
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"token ids must be integers, got {arr.dtype} values")
+    if (bad := arr[(arr < 0) | (arr >= config.vocab)]).size:
+        raise ValueError(
+            f"token ids run from 0 to {config.vocab - 1} (the vocabulary's size less one); "
+            f"got {int(bad[0])}"
+        )
+    return arr
+
+
+def write(weights: Weights, prompt, n: int, cached: bool) -> Iterator[int]:
+    """The ``n`` tokens greedy decoding appends to ``prompt``, each as soon as it is chosen.
+    The call is checked before the first token: ids, ``n``, and room in the context (the last
+    token written is never run, so the model needs prompt + n - 1 positions)."""
+    config = weights.config
+    prompt, n = check_ids(prompt, config), check_positive_int(n, "n")
+    if (need := len(prompt) + n - 1) > config.context:
+        raise ValueError(
+            f"writing {n} tokens after a {len(prompt)}-token prompt needs {need} positions and "
+            f"the model has {config.context}; write fewer tokens or use a shorter prompt"
+        )
+    return _write(weights, prompt.tolist(), n, cached)
+
+
+def _write(weights: Weights, ids: list[int], n: int, cached: bool) -> Iterator[int]:
     cache = Cache(weights.config.layers) if cached else None
     step = ids  # what the next pass runs: the prompt first; then, with the cache, one token
     for _ in range(n):

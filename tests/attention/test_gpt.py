@@ -203,9 +203,22 @@ def test_a_token_is_a_printable_character():
         (lambda: gpt.check_config(gpt.Config(width=10, heads=4)), "multiple of the heads"),
         (lambda: gpt.check_config(gpt.Config(layers=0)), "layers"),
         (lambda: gpt.forward(gpt.init(), np.zeros(257, dtype=int)), "write fewer tokens"),
-        (lambda: gpt.generate(gpt.init(), np.zeros(3, dtype=int), 0, True), "n"),
+        (lambda: gpt.generate(gpt.init(), np.zeros(3, dtype=int), 0, True), "n must be at least 1"),
+        (lambda: gpt.forward(gpt.init(), np.array([3, -1])), "from 0 to 94 .* got -1"),
+        (lambda: gpt.forward(gpt.init(), np.array([95])), "from 0 to 94 .* got 95"),
+        (lambda: gpt.forward(gpt.init(), np.array([], dtype=int)), "non-empty 1-D"),
+        (lambda: gpt.forward(gpt.init(), np.array([[1, 2]])), "non-empty 1-D"),
+        (lambda: gpt.forward(gpt.init(), np.array([1.0, 2.0])), "must be integers"),
+        (lambda: gpt.write(gpt.init(), [1] * 200, 58, True), "needs 257 positions"),
     ],
 )
 def test_a_call_it_cannot_do_says_how_to_fix_it(call, says):
+    """Refused when called: write checks before its first token, not partway through."""
     with pytest.raises(ValueError, match=says):
         call()
+
+
+def test_writing_to_the_last_position_is_allowed():
+    """The last token written is never run, so prompt + n - 1 positions are enough."""
+    weights = gpt.init()
+    assert len(gpt.generate(weights, [1] * 200, 57, cached=True)) == 57
