@@ -84,12 +84,25 @@ class Figure:
         """The reader pressed action button ``key`` (its name slugified)."""
         action = self.actions[key]
         if isinstance(action, Measure):
-            return self._since_sent(self.mod.measure(self.shown))
+            return self._measure(action)
         return self._show(action.move(self.state))
 
     def reset(self) -> Drawing:
         """Back to the figure's defaults."""
         return self._show(self.default)
+
+    def _measure(self, action: Measure) -> Drawing:
+        """The measurement of the state shown; a message instead if the controls hold a state
+        the figure refused, or the measurement could not be taken."""
+        if self.refused:
+            why = f"{action.name} needs a state the figure can draw. {self.refused}"
+            return self._since_sent({MESSAGE: html(message_html(why))})
+        try:
+            drawing = self.mod.measure(self.shown)
+        except ValueError as err:
+            explain = getattr(self.mod, "explain", str)
+            return self._since_sent({MESSAGE: html(message_html(explain(err)))})
+        return self._since_sent(drawing | {MESSAGE: html("")})
 
     # -- links to a view (the page prefixes each key with the figure's id)
 

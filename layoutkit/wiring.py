@@ -12,7 +12,17 @@ from typing import NamedTuple
 import panel as pn
 from bokeh.models import ColumnDataSource
 
-from figurekit.controls import Action, Choice, Clicks, Control, Number, Slider, Switch, Text
+from figurekit.controls import (
+    Action,
+    Choice,
+    Clicks,
+    Control,
+    Measure,
+    Number,
+    Slider,
+    Switch,
+    Text,
+)
 from figurekit.drawing import Drawing
 from figurekit.figure import CONTROL, Figure
 from layoutkit.plots import choice
@@ -98,7 +108,8 @@ def table(figure: Figure, root) -> dict:
     """Which of the page's models is which, for the reader's worker (worker/live.py): each
     handle's model id and kind ("html": a Panel HTML pane, whose ``text`` is its escaped HTML;
     "model" otherwise), each control's model id, the property that holds its value and, for a
-    choice, the property's value for each option; each action button's model id. ``root`` is
+    choice, the property's value for each option; each action button's model id, and which of
+    them measure (the page shows the figure busy while one does). ``root`` is
     the figure's root model in the page's document."""
     wiring = wiring_of(figure)
 
@@ -123,7 +134,8 @@ def table(figure: Figure, root) -> dict:
             raws = [w._process_param_change({"value": v})[prop] for v in control.values]
             controls[key]["raws"] = raws
     actions = {key: model_id(b) for key, b in wiring.actions.items()}
-    return {"handles": handles, "controls": controls, "actions": actions}
+    measures = [key for key in wiring.actions if isinstance(figure.actions[key], Measure)]
+    return {"handles": handles, "controls": controls, "actions": actions, "measures": measures}
 
 
 def wire(

@@ -53,6 +53,11 @@
   const SHOWN_AS = { starting: "static", live: "live", failed: "failed", outdated: "outdated" };
   // A figure update is quick: a worker silent this long has died or hung.
   const STALL_MS = 15_000;
+  // A measurement times work on the reader's own machine, as long as that machine takes; the
+  // worker is only given up on after this long.
+  const MEASURE_STALL_MS = 180_000;
+  const LIVE = "Live: this figure is computed by numpy in your browser.";
+  const MEASURING = "Measuring in your browser: the figure updates when it is done.";
   // The phases in which Python is on its way: each figure is aria-busy, and its controls hold
   // the reader's changes for it.
   const WAITING = ["prerendering", "starting"];
@@ -86,6 +91,7 @@
     drawings: 0, // "shown" and "drawn" messages the worker has not answered with a drawing yet
     drawingTimer: null, // fails the figures if the worker never sends those drawings
     whenIdle: [], // messages for the worker that wait until it has the reader's changes
+    measuring: [], // the figures whose measurement (a Measure button) is in the batch sent
   });
 
   const state = {
@@ -165,7 +171,7 @@
       setStatusLines(SHOWN_AS[phase], "Retrying: the controls come alive when Python has loaded.");
     } else if (phase === "live") {
       setBanner("");
-      setStatusLines(SHOWN_AS[phase], "Live: this figure is computed by numpy in your browser.");
+      setStatusLines(SHOWN_AS[phase], LIVE);
     } else if (phase === "failed") {
       setBanner("");
       setStatusLines(
@@ -288,18 +294,32 @@
   }
 
   // One batch of the reader's changes for the worker, in order.
+  // A batch that measures keeps its figures busy, saying so, until the worker is done with it.
   function sendChanges(changes) {
     const sending = state.sending;
     sending.awaitingReply = true;
+    sending.measuring = changes
+      .filter((c) => wiring[c.figure].measures.includes(c.action))
+      .map((c) => c.figure);
+    for (const figureId of sending.measuring) showMeasuring(figureId, true);
     clearTimeout(sending.stallTimer);
-    sending.stallTimer = setTimeout(() => fail("the Python worker stopped responding"), STALL_MS);
+    const limit = sending.measuring.length ? MEASURE_STALL_MS : STALL_MS;
+    sending.stallTimer = setTimeout(() => fail("the Python worker stopped responding"), limit);
     state.worker.postMessage({ type: "change", changes });
+  }
+
+  function showMeasuring(figureId, measuring) {
+    const fig = figureById(figureId);
+    if (measuring) fig.setAttribute("aria-busy", "true");
+    else fig.removeAttribute("aria-busy");
+    setStatus(figureId, measuring ? MEASURING : LIVE);
   }
 
   // The worker has finished the last batch: send what the reader changed meanwhile.
   function onChangeDone() {
     const sending = state.sending;
     clearTimeout(sending.stallTimer);
+    for (const figureId of sending.measuring.splice(0)) showMeasuring(figureId, false);
     if (sending.queued.length) {
       const changes = sending.queued;
       sending.queued = [];

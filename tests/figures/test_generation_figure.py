@@ -4,7 +4,9 @@ ways, the same, and each way's time and speed from the clock; a prompt it cannot
 says why."""
 
 import itertools
+from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -48,6 +50,8 @@ def test_the_work_is_the_cores_count_for_the_prompt_and_n():
     assert rows["prompt"] == "11"
     assert rows["model"] == "4 layers, 4 heads, d = 64, 227,840 weights"
     assert rows["cache"] == "296 KiB"  # K and V: 2 x 4 layers x 64 x 74 tokens x 8 bytes
+    cached = gpt.work_per_token(gpt.SMALL, 11, 64, cached=True)
+    assert rows["prompt-pass"] == f"{round(100 * cached[0] / sum(cached))}% of the work"
     work = g.work_columns(state)
     assert work["token"] == list(range(1, 65))
     assert g.work_point(state)["work"] == [work["uncached"][-1], work["cached"][-1]]
@@ -62,6 +66,7 @@ def test_a_measurement_shows_both_texts_the_same_and_each_ways_speed():
     assert rows["cached-time"] == rows["uncached-time"] == "2.00 s"
     assert rows["cached-rate"] == rows["uncached-rate"] == "8"
     assert rows["speed-up"] == "1.0×"
+    assert rows["prompt-pass"].endswith("of the work, 6% of the time")  # 1 token of 16
     assert rows["same"] == "yes, all 16 tokens"
     written = gpt.decode(gpt.generate(gpt.init(), gpt.encode("Hello, I am"), 16, cached=True))
     assert drawing["text"]["object"].count(f"<mark>{written}</mark>".replace("&", "&amp;")) == 2
@@ -92,9 +97,43 @@ def test_a_prompt_it_cannot_write_after_says_why_and_keeps_the_last_drawing():
     view = driven_to(g, {"Prompt": "naïve"})
     assert messages(view) == ["The vocabulary is the printable ASCII characters; 'ï' is not in it."]
     assert readouts(view) == shown(g.DEFAULT)
-    view = driven_to(g, {"Tokens to write N": 128, "Prompt": "x" * 200})
+    view = driven_to(g, {"Prompt": "x" * (g.PROMPT_MAX + 1)})
+    assert messages(view) == [
+        f"This figure writes after a prompt of at most {g.PROMPT_MAX} characters, and this one "
+        f"has {g.PROMPT_MAX + 1}; shorten it."
+    ]
+
+
+def test_the_longest_prompt_and_n_fit_the_models_positions():
+    state = g.State(prompt="x" * g.PROMPT_MAX, tokens=max(g.LENGTHS))
+    assert g.PROMPT_MAX + max(g.LENGTHS) - 1 <= gpt.SMALL.context
+    assert shown(state)["prompt"] == integer(g.PROMPT_MAX)
+
+
+def test_pressing_the_button_on_a_refused_prompt_says_so_and_times_nothing():
+    view = driven_to(g, {"Prompt": "naïve"})
+    widgets(view)[BUTTON].clicks = 1
+    assert messages(view) == [
+        "Write and time needs a state the figure can draw. The vocabulary is the printable "
+        "ASCII characters; 'ï' is not in it."
+    ]
+    assert readouts(view) == shown(g.DEFAULT)
+
+
+def test_a_clock_that_does_not_move_gets_a_message_not_a_division_by_zero():
+    """A browser may round its clock to a millisecond: a run inside one tick reads 0 s."""
+    with pytest.raises(ValueError, match="clock did not move while the model wrote"):
+        g.measure(g.State(tokens=16), clock=ticking(0))
+    view = driven_to(g, {"Tokens to write N": 16})
+    view.figure.mod = SimpleNamespace(**(vars(g) | {"measure": lambda s: g.measure(s, ticking(0))}))
+    widgets(view)[BUTTON].clicks = 1
     (message,) = messages(view)
-    assert "shorten it to 128 characters or fewer" in message
+    assert message.startswith("Your browser's clock did not move while the model wrote")
+    assert readouts(view) == shown(g.State(tokens=16))
+    view.figure.mod = g  # a press with a clock that moves measures, and the message goes
+    widgets(view)[BUTTON].clicks = 2
+    assert messages(view) == []
+    assert readouts(view)["same"] == "yes, all 16 tokens"
 
 
 @settings(max_examples=examples(20), deadline=None)

@@ -9,6 +9,7 @@ those a figure declares as printing float64 rounding itself (its ROUNDING keys),
 must agree to 1e-9.
 """
 
+import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -28,6 +29,8 @@ FIGURES = placed_figures(post3.TEMPLATE)
 TYPED = {"grouped-heads": "4"}  # K/V heads: 4 of the toy's 8 query heads
 # What the reader clicks in a figure that has neither a slider nor a box.
 CLICKED = {"rope-scaling": "position interpolation"}
+# The status line of a figure measuring on the reader's machine (static/page.js).
+MEASURING = "Measuring in your browser: the figure updates when it is done."
 
 
 @pytest.fixture
@@ -110,6 +113,14 @@ def test_the_gpt_writes_the_same_text_both_ways_and_times_it_in_the_browser(live
     figure.scroll_into_view_if_needed()
     expect(figure.locator(".fig-status")).to_have_attribute("data-status", "live")
     assert shown(live3, "generation")["same"] == NOT_WRITTEN
+    # What the status line says, and whether the figure is busy, at each change while it times.
+    figure.evaluate("""(fig) => {
+        window.measuringSeen = [];
+        const seen = () => window.measuringSeen.push(
+            [fig.querySelector(".fig-status").textContent, fig.getAttribute("aria-busy")]);
+        new MutationObserver(seen).observe(fig, {attributes: true, attributeFilter: ["aria-busy"],
+                                                 childList: true, subtree: true});
+    }""")
     figure.get_by_role("button", name="Write and time").click()
     wait_until(page, "() => harnessProbe.readouts('generation').same !== " + repr(NOT_WRITTEN),
                timeout=60_000)  # fmt: skip
@@ -123,6 +134,11 @@ def test_the_gpt_writes_the_same_text_both_ways_and_times_it_in_the_browser(live
     rates = {way: float(rows[f"{way}-rate"].replace(",", "")) for way in ("cached", "uncached")}
     assert all(rate > 0 for rate in rates.values())
     print(f"\ngeneration in the browser: {rates} tokens per second, speed-up {rows['speed-up']}")
+    status = figure.locator(".fig-status")
+    expect(status).to_have_text(re.compile("^Live: "))
+    expect(figure).not_to_have_attribute("aria-busy", "true")
+    seen = page.evaluate("window.measuringSeen")
+    assert [MEASURING, "true"] in seen, seen  # busy, and saying so, while it measured
     assert live3.errors == []
     figure.get_by_role("button", name="Reset").click()
     wait_until(page, "() => harnessProbe.readouts('generation').same === " + repr(NOT_WRITTEN))
