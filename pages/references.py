@@ -393,5 +393,23 @@ WORKS: dict[str, Work] = {
             venue="A series of posts on Giles' Blog, working through Raschka's book",
             url="https://gilesthomas.com/llm-from-scratch",
         ),
+        Work(
+            key="thomas2025heads",
+            authors=("Giles Thomas",),
+            year="2025",
+            title="Writing an LLM from scratch, part 13: the 'why' of attention, or: attention "
+            "heads are dumb",
+            venue="Giles' Blog, 8 May 2025, listed in the blog's archive for the month",
+            url="https://www.gilesthomas.com/2025/05",
+        ),
+        Work(
+            key="thomas2025scale",
+            authors=("Giles Thomas",),
+            year="2025",
+            title="Writing an LLM from scratch, part 14: the complexity of self-attention at scale",
+            venue="Giles' Blog, 14 May 2025",
+            url="https://www.gilesthomas.com/2025/05/llm-from-scratch-14-taking-stock-part-2-the-"
+            "complexity-of-self-attention-at-scale",
+        ),
     )
 }
