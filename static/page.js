@@ -293,8 +293,8 @@
     state.disabledByPage.clear(); // those models are gone
   }
 
-  // One batch of the reader's changes for the worker, in order.
-  // A batch that measures keeps its figures busy, saying so, until the worker is done with it.
+  // One batch of the reader's changes for the worker, in order. A batch that measures keeps
+  // its figures busy, saying so on their status lines, until the worker is done with it.
   function sendChanges(changes) {
     const sending = state.sending;
     sending.awaitingReply = true;
