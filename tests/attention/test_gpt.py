@@ -210,12 +210,28 @@ def test_a_token_is_a_printable_character():
         (lambda: gpt.forward(gpt.init(), np.array([[1, 2]])), "non-empty 1-D"),
         (lambda: gpt.forward(gpt.init(), np.array([1.0, 2.0])), "must be integers"),
         (lambda: gpt.write(gpt.init(), [1] * 200, 58, True), "needs 257 positions"),
+        (lambda: gpt.write(gpt.init(), [1], 3, "no"), "cached must be True or False"),
+        (lambda: gpt.init(seed=1.5), "seed must be a non-negative integer"),
+        (lambda: gpt.decode([-1]), "got -1"),
+        (lambda: gpt.decode([95]), "got 95"),
+        (lambda: gpt.forward(gpt.init(), np.array([1]), gpt.Cache(2)), "another model"),
+        (lambda: gpt.total_work(gpt.SMALL, 3, 0, True), "n must be at least 1"),
+        (lambda: gpt.work_per_token(gpt.SMALL, 0, 4, True), "prompt must be at least 1"),
+        (lambda: gpt.step_multiplies(gpt.SMALL, 5, 2), "new 5 > total 2"),
+        (lambda: gpt.cache_bytes(gpt.SMALL, -3), "tokens must be at least 1"),
     ],
 )
 def test_a_call_it_cannot_do_says_how_to_fix_it(call, says):
     """Refused when called: write checks before its first token, not partway through."""
     with pytest.raises(ValueError, match=says):
         call()
+
+
+def test_a_cache_from_a_model_of_another_width_is_refused():
+    weights, cache = gpt.init(), gpt.Cache(gpt.SMALL.layers)
+    gpt.forward(gpt.init(gpt.Config(width=32)), np.array([1, 2]), cache)
+    with pytest.raises(ValueError, match="another model"):
+        gpt.forward(weights, np.array([3]), cache)
 
 
 def test_writing_to_the_last_position_is_allowed():
