@@ -35,10 +35,10 @@ TITLE = "A GPT writing in your browser"
 CAPTION = (
     "Type a prompt, pick how many tokens to write, and press Write and time: your browser runs "
     "the small GPT twice, with the key/value cache and without, and times every token. The "
-    "text is the same; the time is not."
+    "text should be the same; the time is not."
 )
 LENGTHS = (16, 32, 64, 128)
-# The longest prompt the figure takes. The model's positions would allow 128 characters before
+# The longest prompt the figure takes. The model's positions would allow 129 characters before
 # N = 128, 21 times the default's work without the cache; 64 makes it 13 times, so the slowest
 # timing a reader can ask for stays within a phone's reach.
 PROMPT_MAX = 64

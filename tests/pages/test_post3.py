@@ -190,6 +190,7 @@ def test_the_generation_counts_chapter_4s_model_at_a_small_size():
     cached = work(prompt, prompt) + sum(work(1, T) for T in range(prompt + 1, prompt + n))
     assert N["gpt_work_uncached"] == f"{without:,}" and N["gpt_work_cached"] == f"{cached:,}"
     assert N["gpt_work_ratio"] == f"{without / cached:.1f}"
+    assert N["gpt_prompt_share"] == f"{100 * work(prompt, prompt) / cached:.0f}%"
     embeddings = V * d + 256 * d
     block = 4 * d * d + d + 8 * d * d + 4 * d + d + 4 * d  # attention, feed-forward, 2 norms
     assert N["gpt_params"] == f"{embeddings + L * block + 2 * d + d * V:,}"
@@ -201,6 +202,13 @@ def test_the_generation_counts_chapter_4s_model_at_a_small_size():
         "144",
         "200",
     )
+    # The bonus material's run, counted the same way at the book's 124M sizes: 200 tokens after
+    # a 4-token prompt (its script's "Hello, I am").
+    d, L, V, prompt, n = 768, 12, 50_257, 4, 200
+    without = sum(work(T, T) for T in range(prompt, prompt + n))
+    cached = work(prompt, prompt) + sum(work(1, T) for T in range(prompt + 1, prompt + n))
+    assert N["gpt_bonus_work_ratio"] == f"{without / cached:.0f}" == "102"
+    assert (N["gpt_bonus_prompt"], N["gpt_bonus_ratio"]) == ("4", f"{144 / 27:.1f}")
 
 
 def test_every_number_in_the_context_is_printed(html):
