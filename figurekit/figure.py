@@ -100,8 +100,7 @@ class Figure:
         try:
             drawing = self.mod.measure(self.shown)
         except ValueError as err:
-            explain = getattr(self.mod, "explain", str)
-            return self._since_sent({MESSAGE: html(message_html(explain(err)))})
+            return self._since_sent({MESSAGE: html(message_html(self._explain(err)))})
         return self._since_sent(drawing | {MESSAGE: html("")})
 
     # -- links to a view (the page prefixes each key with the figure's id)
@@ -152,8 +151,7 @@ class Figure:
         try:
             drawing |= self.mod.draw(target)
         except ValueError as err:
-            explain = getattr(self.mod, "explain", str)
-            self.refused = explain(err)
+            self.refused = self._explain(err)
             drawing[MESSAGE] = html(message_html(self.refused))
         else:
             self.refused, self.shown = "", target
@@ -161,6 +159,10 @@ class Figure:
                 drawing[MESSAGE] = html(message_html(self.mod.message(state)))
             drawing.setdefault(MESSAGE, html(""))
         return self._since_sent(drawing)
+
+    def _explain(self, err: ValueError) -> str:
+        """Why the figure could not do it, as the figure module words the core's error."""
+        return getattr(self.mod, "explain", str)(err)
 
     def _since_sent(self, drawing: Drawing) -> Drawing:
         """The part of ``drawing`` that differs from what was last drawn; remembers it all."""

@@ -202,10 +202,9 @@ def work_columns(state: State) -> dict:
     return {"token": list(range(1, state.tokens + 1)), **cumulative}
 
 
-def work_point(state: State) -> dict:
-    """Both totals at N."""
-    work = work_columns(state)
-    return {"token": [state.tokens] * 2, "work": [work["uncached"][-1], work["cached"][-1]]}
+def work_point(work: dict) -> dict:
+    """Both totals at N, the last token of ``work_columns``."""
+    return {"token": [work["token"][-1]] * 2, "work": [work["uncached"][-1], work["cached"][-1]]}
 
 
 def time_columns(measured: dict[str, Run] | None) -> dict:
@@ -243,11 +242,11 @@ def text_html(state: State, measured: dict[str, Run] | None) -> str:
 def drawing(state: State, measured: dict[str, Run] | None) -> Drawing:
     """What the figure shows in ``state``, with a measurement or without."""
     title = "time per token, measured in your browser" if measured else f"time per token: {PRESS}"
-    times = time_columns(measured)
+    work, times = work_columns(state), time_columns(measured)
     slowest = max(times["cached"] + times["uncached"], default=0)
     return {
-        "work": {"data": work_columns(state)},
-        "work.point": {"data": work_point(state)},
+        "work": {"data": work},
+        "work.point": {"data": work_point(work)},
         "times": {"data": times},
         "times.point": {"data": time_point(times)},
         "times.title": {"text": title},

@@ -22,7 +22,8 @@ def layout(figure: Figure) -> pn.viewable.Viewable:
         for key, c in figure.controls.items()
     }
     actions = {key: action_button(a) for key, a in figure.actions.items()}
-    work, work_at = ColumnDataSource(work_columns(DEFAULT)), ColumnDataSource(work_point(DEFAULT))
+    counted = work_columns(DEFAULT)
+    work, work_at = ColumnDataSource(counted), ColumnDataSource(work_point(counted))
     none = time_columns(None)
     times, time_at = ColumnDataSource(none), ColumnDataSource(time_point(none))
     lines = {

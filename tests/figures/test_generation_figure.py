@@ -54,7 +54,8 @@ def test_the_work_is_the_cores_count_for_the_prompt_and_n():
     assert rows["prompt-pass"] == f"{round(100 * cached[0] / sum(cached))}% of the work"
     work = g.work_columns(state)
     assert work["token"] == list(range(1, 65))
-    assert g.work_point(state)["work"] == [work["uncached"][-1], work["cached"][-1]]
+    totals = [work["uncached"][-1], work["cached"][-1]]
+    assert g.work_point(work) == {"token": [64, 64], "work": totals}
 
 
 def test_a_measurement_shows_both_texts_the_same_and_each_ways_speed():
@@ -121,7 +122,8 @@ def test_a_prompt_it_cannot_write_after_says_why_and_keeps_the_last_drawing():
 
 def test_the_longest_prompt_and_n_fit_the_models_positions():
     state = g.State(prompt="x" * g.PROMPT_MAX, tokens=max(g.LENGTHS))
-    gpt.write(gpt.init(), [0] * g.PROMPT_MAX, max(g.LENGTHS), cached=False)  # refuses at once
+    # write checks the room before its first token, so this raises if they do not fit
+    gpt.write(gpt.init(), [0] * g.PROMPT_MAX, max(g.LENGTHS), cached=False)
     assert shown(state)["prompt"] == integer(g.PROMPT_MAX)
 
 
