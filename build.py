@@ -34,6 +34,7 @@ from sitebuild import (
     install,
     mathtex,
     notebook,
+    pagescript,
     pins,
     placeholders,
     preview,
@@ -72,13 +73,18 @@ def install_runtime(out: Path, cache: Path) -> list[str]:
 
 
 def copy_static(out: Path, katex_dist: Path) -> None:
-    """The site's own CSS and scripts, KaTeX's stylesheet and fonts, the code colours."""
-    shutil.copytree(ROOT / "static", out / "static")
+    """The site's own CSS and scripts, KaTeX's stylesheet and fonts, the code colours. The page
+    script's modules (static/page/) are not copied: the site has their bundle."""
+    shutil.copytree(ROOT / "static", out / "static", ignore=_page_modules)
     katex = out / VENDOR / "katex"
     katex.mkdir(parents=True)
     shutil.copy(katex_dist / "katex.min.css", katex)
     shutil.copytree(katex_dist / "fonts", katex / "fonts", ignore=_not_woff2)
     (out / "static" / "code.css").write_text(snippets.stylesheet())
+
+
+def _page_modules(folder: str, names: list[str]) -> list[str]:
+    return ["page"] if Path(folder) == ROOT / "static" else []
 
 
 def _not_woff2(folder: str, names: list[str]) -> list[str]:
@@ -160,14 +166,11 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
 
 def live_scripts() -> list[str]:
     """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; the accessibility scripts (a11y.js calls
-    plot-tables.js and number-boxes.js) and page.js after BokehJS and Panel (page.js calls
-    a11y.js); cells.js last (the code cells, which start their own Python
-    once the figures are live)."""
+    Python starts before BokehJS is evaluated; page.js (static/page/'s modules, bundled) after
+    BokehJS and Panel; cells.js last (the code cells, which start their own Python once the
+    figures are live)."""
     vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    a11y = ["static/plot-tables.js", "static/number-boxes.js", "static/a11y.js"]
-    scripts = [*a11y, "static/page.js", "static/cells.js"]
-    return ["static/boot.js", *vendored, *scripts]
+    return ["static/boot.js", *vendored, "static/page.js", "static/cells.js"]
 
 
 def prerender_figure(figure_id: str, panel_dist: str) -> dict:
@@ -295,6 +298,7 @@ def build(
     katex = mathtex.ensure_katex(cache)
     copy_static(out, katex)
     editor.write_bundle(cache, out / "static", log)
+    pagescript.write_bundle(cache, out / "static", log)
     # Deploy-safe names (sitebuild/hashed.py): the site's files and the vendored trees now,
     # since the prose links them and the snapshots keep Panel's dist URL; runtime/ once the
     # snapshots are in it.

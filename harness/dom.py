@@ -6,8 +6,9 @@ ACTIVE = "let el = harnessProbe.active();"
 
 
 def focus_in_tab_order(control) -> None:
-    """Focus `control`, or, when it is disabled (the figures are not live, static/page.js), its
-    place in the Tab order: its shadow host, so that Tab goes on from where it is."""
+    """Focus `control`, or, when it is disabled (the figures are not live,
+    static/page/phases.js), its place in the Tab order: its shadow host, so that Tab goes on
+    from where it is."""
     control.evaluate(
         """el => {
           if (!el.disabled) return el.focus();

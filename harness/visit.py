@@ -56,7 +56,7 @@ def wait_idle(page, timeout_ms: int = LIVE_TIMEOUT_MS) -> None:
 def show_figure(page, figure_id: str) -> None:
     """Scroll figure ``figure_id`` into view, as a reader does, and wait until the page has
     drawn it (a figure is drawn as the reader nears it) and, if the figures are live, set the
-    worker's drawing of it on it (its data-drawn is "live" then, static/page.js)."""
+    worker's drawing of it on it (its data-drawn is "live" then, static/page/python.js)."""
     page.locator(f'[data-figure="{figure_id}"]').scroll_into_view_if_needed()
     wait_until(page, DRAWN, arg=figure_id, timeout=LIVE_TIMEOUT_MS)
     next_frame(page)  # what the worker's drawing set is drawn (Panel re-renders a pane later)

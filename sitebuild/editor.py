@@ -4,7 +4,8 @@ The npm packages and their exact versions are pinned in ``sitebuild/editor/packa
 with each tarball's integrity hash, which ``npm ci`` checks; the lock names no registry (its
 ``.npmrc`` leaves the ``resolved`` URLs out). The first build installs them into the cache and
 bundles ``sitebuild/editor/entry.js``; later builds reuse the bundle, offline. static/cells.js
-loads it only when the reader first focuses or runs a cell.
+loads it only when the reader first focuses or runs a cell. The same install's esbuild bundles
+the page script (sitebuild/pagescript.py) on every build.
 """
 
 from __future__ import annotations
@@ -37,38 +38,52 @@ def gzip_size(data: bytes) -> int:
     return len(gzip.compress(data, compresslevel=9, mtime=0))
 
 
-def ensure_bundle(cache: Path, log: Log, source: Path = SOURCE) -> Path:
-    """The bundled editor script in ``cache``, installed and bundled on first use."""
-    folder = cache.resolve() / "editor" / fingerprint(source)
-    bundle = folder / BUNDLE
-    if bundle.is_file():
-        return bundle
+def ensure_tools(cache: Path, log: Log, source: Path = SOURCE) -> Path:
+    """The folder in ``cache`` where the lock's npm packages (CodeMirror, esbuild) are
+    installed, on first use; later builds find them there, offline."""
+    folder = cache.resolve() / "editor" / fingerprint(source) / "npm"
+    installed = folder / "node_modules" / ".installed"
+    if installed.is_file():
+        return folder
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm is needed once to install the code editor (CodeMirror, esbuild)")
-    work = folder / "work"
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
     for name in RECIPE:
-        shutil.copy(source / name, work / name)
+        shutil.copy(source / name, folder / name)
     # npm ci installs exactly the lock and refuses a tarball whose integrity differs;
     # no install scripts run (esbuild's wrapper finds its platform binary without one).
-    run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], log, cwd=work)
-    esbuild = work / "node_modules" / ".bin" / "esbuild"
-    out = work / BUNDLE
+    run([npm, "ci", "--ignore-scripts", "--no-audit", "--no-fund"], log, cwd=folder)
+    installed.touch()
+    return folder
+
+
+def esbuild(cache: Path, log: Log) -> Path:
+    """The pinned esbuild, installed in ``cache`` on first use."""
+    return ensure_tools(cache, log) / "node_modules" / ".bin" / "esbuild"
+
+
+def ensure_bundle(cache: Path, log: Log, source: Path = SOURCE) -> Path:
+    """The bundled editor script in ``cache``, bundled on first use."""
+    bundle = cache.resolve() / "editor" / fingerprint(source) / BUNDLE
+    if bundle.is_file():
+        return bundle
+    tools = ensure_tools(cache, log, source)
+    out = tools / BUNDLE
     run(
-        [str(esbuild), "entry.js", "--bundle", "--minify", "--format=iife",
-         "--target=es2020", "--legal-comments=none", f"--outfile={out.name}"],
+        [str(tools / "node_modules" / ".bin" / "esbuild"), "entry.js", "--bundle", "--minify",
+         "--format=iife", "--target=es2020", "--legal-comments=none", f"--outfile={out.name}"],
         log,
-        cwd=work,
+        cwd=tools,
     )  # fmt: skip
     data = out.read_bytes()
     size = gzip_size(data)
     if size > MAX_GZIP_BYTES:
         raise RuntimeError(f"the editor bundle is {size} bytes gzipped, over {MAX_GZIP_BYTES}")
     write_atomic(bundle, data)
-    shutil.rmtree(work)
+    out.unlink()
     return bundle
 
 

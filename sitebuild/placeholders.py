@@ -1,7 +1,7 @@
 """The room a figure takes before it is drawn. A page draws a figure as the reader nears it
-(static/page.js); until then its slot is a placeholder as tall as what the drawing adds at the
-reader's width (the plots and controls, and the "Data" disclosure after them), so that nothing
-moves when it is drawn, even after a jump down the page.
+(static/page/drawing.js); until then its slot is a placeholder as tall as what the drawing
+adds at the reader's width (the plots and controls, and the "Data" disclosure after them), so
+that nothing moves when it is drawn, even after a jump down the page.
 
 The heights are measured in Chromium at a ladder of screen widths (``python -m harness.heights``
 writes HEIGHTS; a browser test fails when a figure's drawing and the table part). Between two

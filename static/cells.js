@@ -8,8 +8,8 @@
 // and Stop can end it and start a fresh one. The page's cells share one namespace in page
 // order: running a cell first runs, once, the earlier cells this Python has not run yet.
 // A reader's edits are kept per page in localStorage until Reset. A figure's "Try it" (in its
-// source panel) fills the figure's own cell with the state the figure shows, asked of page.js
-// with a "figure-code-wanted" event, and runs it.
+// source panel) fills the figure's own cell with the state the figure shows, asked of the page
+// script with a "figure-code-wanted" event, and runs it.
 (() => {
   "use strict";
   const html = document.documentElement;
@@ -324,8 +324,8 @@
 
   // ------------------------------------------------------------ a figure's try-it cell
 
-  // The state figure `fig` shows, as {code} in Python (page.js asks the figures' worker), or
-  // {code: null, why}.
+  // The state figure `fig` shows, as {code} in Python (the page script asks the figures'
+  // worker), or {code: null, why}.
   const figureCode = (fig) =>
     new Promise((resolve) => {
       fig.addEventListener("figure-code", (event) => resolve(event.detail), { once: true });

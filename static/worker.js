@@ -10,7 +10,7 @@
 // and draws the figures. If anything about the snapshot does not fit, the page is told
 // ("snapshot-unusable") and starts a new worker the ordinary way.
 //
-// The messages between the page (boot.js, page.js) and this worker, each {type, ...payload}:
+// The messages between the page (boot.js, static/page/python.js) and this worker, each {type, ...payload}:
 //
 //   page -> worker
 //     start              the page config (#page-config: base, figures, packages,

@@ -12,6 +12,7 @@ import zstandard
 
 import build
 import pages
+from sitebuild import pagescript
 from tests.site.conftest import BASE
 
 
@@ -107,9 +108,20 @@ def test_stylesheets_load_nothing_from_another_origin(site):
 
 def test_scripts_and_documents_name_no_cdn(site):
     """The figure documents and our scripts point Panel's CSS at the self-hosted copy."""
-    for path in [*html_pages(site), *(site / "static").glob("*.js")]:
+    scripts = list((site / "static").rglob("*.js"))
+    assert {path.name for path in scripts} >= {"page.js", "cells.js", "worker.js"}
+    for path in [*html_pages(site), *scripts]:
         text = path.read_text()
         assert "cdn.holoviz.org" not in text and "cdn.jsdelivr.net" not in text, path
+
+
+def test_the_page_script_ships_bundled_not_as_its_modules(site):
+    (page_js,) = (site / "static").rglob("page.js")
+    text = page_js.read_text()
+    for name in pagescript.modules():
+        assert f"// {pagescript.SOURCE}/{name}" in text, name
+        if name != "page.js":
+            assert not list((site / "static").rglob(name)), name
 
 
 def test_no_tex_leaks_into_the_prose(site):

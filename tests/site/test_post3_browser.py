@@ -29,7 +29,7 @@ FIGURES = placed_figures(post3.TEMPLATE)
 TYPED = {"grouped-heads": "4"}  # K/V heads: 4 of the toy's 8 query heads
 # What the reader clicks in a figure that has neither a slider nor a box.
 CLICKED = {"rope-scaling": "position interpolation"}
-# The status line of a figure measuring on the reader's machine (static/page.js).
+# The status line of a figure measuring on the reader's machine (static/page/state.js).
 MEASURING = "Measuring in your browser: the figure updates when it is done."
 
 

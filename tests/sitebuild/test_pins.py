@@ -12,22 +12,19 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_site_packages_is_typed_once():
     """The page config hands the worker this path and the snapshot maker gets it as an
     argument: no script types it again, so the two cannot drift apart."""
-    scripts = [snapshot.SCRIPT, *sorted((ROOT / "static").glob("*.js"))]
+    scripts = [snapshot.SCRIPT, *sorted((ROOT / "static").rglob("*.js"))]
     assert [s.name for s in scripts if "python3.12/site-packages" in s.read_text()] == []
     assert "args.sitePackages" in snapshot.SCRIPT.read_text()
     assert pins.PYODIDE_SITE_PACKAGES.startswith("/lib/python3.12/")
 
 
-def test_the_page_runs_boot_first_then_bokehjs_panel_a11y_and_page():
+def test_the_page_runs_boot_first_then_bokehjs_panel_and_page():
     assert build.live_scripts() == [
         "static/boot.js",
         "vendor/bokeh/js/bokeh.min.js",
         "vendor/bokeh/js/bokeh-widgets.min.js",
         "vendor/bokeh/js/bokeh-tables.min.js",
         "vendor/panel/dist/panel.min.js",
-        "static/plot-tables.js",
-        "static/number-boxes.js",
-        "static/a11y.js",
         "static/page.js",
         "static/cells.js",
     ]

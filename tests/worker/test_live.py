@@ -69,7 +69,8 @@ def values(model: Model) -> dict:
 
 
 def arrays(column: list) -> list:
-    """A data source's column with its images as arrays again, as static/page.js makes them."""
+    """A data source's column with its images as arrays again, as static/page/updates.js
+    makes them."""
     return [
         np.array(v["ndarray"], dtype=v["dtype"]).reshape(v["shape"])
         if isinstance(v, dict) and "ndarray" in v
@@ -79,7 +80,7 @@ def arrays(column: list) -> list:
 
 
 def apply(doc: Document, updates: dict) -> None:
-    """Set the worker's updates on the document's models, as static/page.js does."""
+    """Set the worker's updates on the document's models, as static/page/updates.js does."""
     for model_id, props in updates.items():
         model = doc.get_model_by_id(model_id)
         for prop, value in props.items():

@@ -1,0 +1,192 @@
+// Drawing the figures as the reader nears them. A figure is drawn (its Bokeh views built, its
+// canvases painted) from its build-time pre-render once it comes within a screen's height of
+// the screen, and then stays drawn: a page does not build every figure as it loads, and holds
+// the canvases of the figures the reader has come near only. Until then its slot is empty but
+// as tall as the figure drawn (sitebuild/placeholders.py), and its caption, status line and
+// buttons are in place. The figure the URL's hash names is drawn first, a slot reached by Tab
+// at once, and every figure for print.
+//
+// This module knows nothing of the worker: main.js connects a drawn figure to the rest of the
+// page (connect), and the figures' phase decides whether its controls are enabled.
+
+import * as A11y from "./a11y.js";
+import { syncControls } from "./phases.js";
+import { figureById, figures, nextFrame, oncePerFrame, prerender, state } from "./state.js";
+
+const NEAR = "100% 0px"; // the margin around the screen, for the IntersectionObserver
+const TAB_STOPS = "input, select, textarea, button, a[href], [tabindex]";
+// Each slot's attributes while it is not drawn (templates/_figure.html): a named Tab stop.
+const placeholders = new Map(
+  figures.map((fig) => {
+    const slot = fig.querySelector(".fig-slot");
+    return [slot, ["tabindex", "role", "aria-label"].map((name) => [name, slot.getAttribute(name)])];
+  }),
+);
+const place = (id) => figureById(id).getBoundingClientRect();
+const onScreen = (r) => r.top < innerHeight && r.bottom > 0;
+const isNear = (r) => r.top < 2 * innerHeight && r.bottom > -innerHeight;
+const distance = (r) => (onScreen(r) ? 0 : Math.min(Math.abs(r.top - innerHeight), Math.abs(r.bottom)));
+// The figure the URL's hash is in (its own anchor, its plot area's), drawn before any other.
+const targetFigure = () =>
+  document.getElementById(state.target.id)?.closest("figure[data-figure]")?.dataset.figure;
+
+// What a drawn figure is connected to, set once by main.js: `change(figureId, event)` for each
+// change in its Bokeh document, `drawnLive(figureId)` when it is drawn while Python is live,
+// and `failed(reason)` when a drawing the reader's scrolling, Tab or print asked for failed.
+const connected = { change: null, drawnLive: null, failed: null };
+
+export function connect({ change, drawnLive, failed }) {
+  Object.assign(connected, { change, drawnLive, failed });
+}
+
+const drawOrFail = (ids) => draw(ids).catch((err) => connected.failed(String(err)));
+
+// BokehJS's categorical slider takes its option at the handle's position by truncating it, and
+// a key press can leave the handle a hair below the next index (2.9999...), so the press
+// chooses the old option again: take the nearest one. (Its test: a walk over every choice
+// slider, tests/site/test_choice_sliders_browser.py.)
+export function roundCategoricalSliders() {
+  const view = Bokeh.require("models/widgets/sliders/categorical_slider").CategoricalSliderView;
+  view.prototype._calc_from = function ([position]) {
+    return this.model.categories[Math.round(position)];
+  };
+}
+
+// Render a serialized document into fresh holders inside the figure slots.
+async function embed(data) {
+  const item = { ...data.render_items[0], roots: {} };
+  for (const [figureId, rootId] of Object.entries(data.roots)) {
+    const slot = document.getElementById(`fig-${figureId}`);
+    const holder = document.createElement("div");
+    holder.id = `fig-${figureId}-${rootId}`;
+    slot.replaceChildren(holder);
+    item.roots[rootId] = holder.id;
+  }
+  const views = await Bokeh.embed.embed_items(data.docs_json, [item]);
+  // What Bokeh leaves out for assistive technology: names, states, plots (a11y.js).
+  for (const figureId of Object.keys(data.roots)) {
+    A11y.label(document.getElementById(`fig-${figureId}`));
+  }
+  return views;
+}
+
+// The Bokeh document that embed() drew.
+const documentOf = (views) => [...views[0].roots][0].model.document;
+
+// An update from the worker may re-create widgets or retitle plots: label them again.
+export const relabelSoon = oncePerFrame(() => {
+  for (const fig of figures) A11y.label(fig.querySelector(".fig-slot"));
+});
+
+// Take every figure's views off the page, leaving its placeholder.
+export function removeViews() {
+  for (const manager of state.views) for (const view of manager.roots) view.remove();
+  for (const fig of figures) delete fig.dataset.drawn;
+  for (const [slot, attributes] of placeholders) {
+    for (const [name, value] of attributes) slot.setAttribute(name, value);
+  }
+  state.views = [];
+  state.prerender.docs = new Map();
+  state.prerender.wanted = new Set();
+  state.clicks = new Map(); // a pre-render drawn again counts from none
+  state.disabledByPage.clear(); // those models are gone
+}
+
+// Draw those of `ids` not drawn or on their way, the target first, then nearest first, after
+// the figures already queued. Resolves once they are drawn; `onEach` runs after each.
+function draw(ids, onEach = () => {}) {
+  const p = state.prerender;
+  const target = targetFigure();
+  const rank = (id) => (id === target ? -1 : distance(place(id)));
+  const fresh = ids.filter((id) => !p.wanted.has(id)).sort((a, b) => rank(a) - rank(b));
+  const drawn = fresh.map((id) => {
+    p.wanted.add(id);
+    const next = p.queue.then(() => drawFigure(id)).then(() => onEach(id));
+    p.queue = next.catch(() => {}); // a failure is the caller's; the queue goes on
+    return next;
+  });
+  return Promise.all(drawn);
+}
+
+// Draw one figure's pre-render into its slot (unless it was drawn, or its views were removed,
+// since it was queued), then let the browser paint. A figure drawn while Python is live asks
+// the worker for its drawing as it stands, and answers the controls at once.
+async function drawFigure(id) {
+  const p = state.prerender;
+  if (p.docs.has(id) || !p.wanted.has(id)) return;
+  const views = await embed(prerender[id]);
+  const slot = document.getElementById(`fig-${id}`);
+  // Drawn, the slot is no longer a Tab stop of its own: a reader who tabbed to it goes on to
+  // the figure's first control.
+  const tabbedTo = document.activeElement === slot;
+  for (const [name] of placeholders.get(slot)) slot.removeAttribute(name);
+  if (tabbedTo) firstTabStop(slot)?.focus();
+  const doc = documentOf(views);
+  state.views.push(...views);
+  p.docs.set(id, doc);
+  doc.on_change((event) => connected.change(id, event), false);
+  syncControls(); // a figure drawn after Python failed is down with the rest
+  figureById(id).dataset.drawn = "";
+  if (state.phase === "live") connected.drawnLive(id);
+  scrollToTarget(); // the figures above the target have their size now
+  await nextFrame();
+}
+
+// Where Tab goes first inside `root`: its first enabled control, in document order, looking
+// into the open shadow roots Bokeh and Panel draw their widgets in.
+function firstTabStop(root) {
+  for (const el of root.querySelectorAll("*")) {
+    if (el.matches(TAB_STOPS) && !el.disabled && el.tabIndex >= 0) return el;
+    const inner = el.shadowRoot && firstTabStop(el.shadowRoot);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+// Draw the figures near the screen (the target's first); `onVisible` runs once those on the
+// screen are drawn. Then each figure is drawn as it comes near (and every one for print).
+export function drawNear(onVisible = () => {}) {
+  const ids = figures.map((fig) => fig.dataset.figure);
+  const near = ids.filter((id) => isNear(place(id)) || id === targetFigure());
+  let waiting = near.filter((id) => onScreen(place(id))).length;
+  if (waiting === 0) onVisible(); // no figure on the screen: none to wait for
+  state.nearing?.disconnect();
+  state.nearing = new IntersectionObserver(
+    (entries) => drawOrFail(entries.filter((e) => e.isIntersecting).map((e) => e.target.dataset.figure)),
+    { rootMargin: NEAR },
+  );
+  for (const fig of figures) state.nearing.observe(fig);
+  return draw(near, () => {
+    if (--waiting === 0) onVisible();
+  });
+}
+
+// A slot not drawn yet is a Tab stop: reached by the keyboard, its figure is drawn at once.
+export function drawOnFocus() {
+  for (const fig of figures) {
+    fig.querySelector(".fig-slot").addEventListener("focus", () => drawOrFail([fig.dataset.figure]));
+  }
+}
+
+// Print shows every figure: those the reader has not come near are drawn for it.
+export function drawAllForPrint() {
+  const all = () => drawOrFail(figures.map((fig) => fig.dataset.figure));
+  addEventListener("beforeprint", all);
+  matchMedia("print").addEventListener("change", (media) => media.matches && all());
+}
+
+// Scroll the figure the URL's hash names into view, unless the reader has moved themselves.
+export function scrollToTarget() {
+  const el = state.target.id && document.getElementById(state.target.id);
+  if (el && !state.target.readerMoved) el.scrollIntoView({ block: "start" });
+}
+
+// The reader's own wheel, touch, key or pointer ends the page's scrolling to the target.
+export function followTargetUntilReaderMoves() {
+  const moved = () => {
+    state.target.readerMoved = true;
+  };
+  for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
+    addEventListener(type, moved, { once: true, passive: true, capture: true });
+  }
+}
