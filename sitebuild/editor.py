@@ -61,8 +61,12 @@ def ensure_tools(cache: Path, log: Log, source: Path = SOURCE) -> Path:
 
 
 def esbuild(cache: Path, log: Log) -> Path:
-    """The pinned esbuild, installed in ``cache`` on first use."""
-    return ensure_tools(cache, log) / "node_modules" / ".bin" / "esbuild"
+    """The pinned esbuild's own program, installed in ``cache`` on first use. Not the package's
+    ``bin``: that is a Node wrapper whose stack trace, on an error, buries esbuild's message."""
+    found = sorted((ensure_tools(cache, log) / "node_modules" / "@esbuild").glob("*/bin/esbuild"))
+    if len(found) != 1:
+        raise RuntimeError(f"expected esbuild's program for this platform once, found {found}")
+    return found[0]
 
 
 def ensure_bundle(cache: Path, log: Log, source: Path = SOURCE) -> Path:
@@ -73,7 +77,7 @@ def ensure_bundle(cache: Path, log: Log, source: Path = SOURCE) -> Path:
     tools = ensure_tools(cache, log, source)
     out = tools / BUNDLE
     run(
-        [str(tools / "node_modules" / ".bin" / "esbuild"), "entry.js", "--bundle", "--minify",
+        [str(esbuild(cache, log)), "entry.js", "--bundle", "--minify",
          "--format=iife", "--target=es2020", "--legal-comments=none", f"--outfile={out.name}"],
         log,
         cwd=tools,

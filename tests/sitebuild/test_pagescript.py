@@ -67,3 +67,13 @@ def test_the_bundle_is_one_script_with_every_module(cache):
     assert not re.search(r"^\s*(import|export)\b", text, re.MULTILINE)
     # A syntax check by Node, which the build has since npm needs it.
     subprocess.run([shutil.which("node"), "--check", "-"], input=text, text=True, check=True)
+
+
+def test_a_syntax_error_names_its_module_and_line(cache, tmp_path):
+    """The build (and the watch loop, which shows it over the open pages) says where."""
+    folder = tmp_path / pagescript.SOURCE
+    folder.mkdir(parents=True)
+    (folder / "main.js").write_text('import { a } from "./a.js";\nconsole.log(a);\n')
+    (folder / "a.js").write_text("// a module\nexport const a = ;\n")
+    with pytest.raises(RuntimeError, match=r"static/page/a\.js:2:"):
+        pagescript.bundle(cache, print, root=tmp_path)
