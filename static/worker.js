@@ -24,8 +24,8 @@
 //                        its models, layoutkit/wiring.py's table) says which model is which,
 //                        drawn lists the figures drawn on the page so far. The answer is a
 //                        drawing of those figures
-//     drawn              {figure}: the page has drawn one more figure (the reader neared it).
-//                        The answer is a drawing of that figure
+//     drawn              {figure}: the page has drawn one more figure (the reader neared it),
+//                        or one it had released again. The answer is a drawing of that figure
 //     change             {changes}: the reader's changes, in order, each {figure, key, raw}
 //                        (control `key`'s model now holds `raw`; a button's raw is its count
 //                        of clicks) or {figure, action} (an action button was pressed)

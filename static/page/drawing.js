@@ -1,10 +1,14 @@
 // Drawing the figures as the reader nears them. A figure is drawn (its Bokeh views built, its
 // canvases painted) from its build-time pre-render once it comes within a screen's height of
-// the screen, and then stays drawn: a page does not build every figure as it loads, and holds
-// the canvases of the figures the reader has come near only. Until then its slot is empty but
-// as tall as the figure drawn (sitebuild/placeholders.py), and its caption, status line and
-// buttons are in place. The figure the URL's hash names is drawn first, a slot reached by Tab
-// at once, and every figure for print.
+// the screen. Once the figures drawn hold more canvas than CANVAS_BUDGET, those the reader has
+// left far behind are released: their views removed, their canvases freed, their slots
+// placeholders again (the worker keeps each figure's state, so a figure drawn again while
+// Python is live is drawn as it stands). A canvas costs its pixels, so the pixel ratio
+// squared: on a desktop screen a page's figures fit the budget all together; on a phone's
+// screen three or four do, and the page holds those near the reader. A slot not drawn is empty but as tall as the figure drawn
+// (sitebuild/placeholders.py; after a release, as the figure was), and its caption, status line
+// and buttons are in place. The figure the URL's hash names is drawn first, a slot reached by
+// Tab at once, and every figure for print.
 //
 // This module knows nothing of the worker: main.js connects a drawn figure to the rest of the
 // page (connect), and the figures' phase decides whether its controls are enabled.
@@ -13,7 +17,13 @@ import * as A11y from "./a11y.js";
 import { syncControls } from "./phases.js";
 import { figureById, figures, nextFrame, oncePerFrame, prerender, state } from "./state.js";
 
-const NEAR = "100% 0px"; // the margin around the screen, for the IntersectionObserver
+// The margins around the screen, for the IntersectionObservers: a figure is drawn when it
+// comes within the first and released when it leaves the second, so that a reader going back
+// and forth a little does not have a figure drawn again each time.
+const NEAR = "100% 0px";
+const FAR = "200% 0px";
+// The canvas bytes the drawn figures may hold before the far ones are released.
+const CANVAS_BUDGET = 32 * 2 ** 20;
 const TAB_STOPS = "input, select, textarea, button, a[href], [tabindex]";
 // Each slot's attributes while it is not drawn (templates/_figure.html): a named Tab stop.
 const placeholders = new Map(
@@ -78,18 +88,77 @@ export const relabelSoon = oncePerFrame(() => {
   for (const fig of figures) A11y.label(fig.querySelector(".fig-slot"));
 });
 
+// Take figure `id`'s views off the page, and its document out of BokehJS's list of them (which
+// would keep it, and its data, for good), leaving its placeholder.
+function undraw(id) {
+  const fig = figureById(id);
+  const doc = state.prerender.docs.get(id);
+  for (const manager of state.views.get(id) ?? []) for (const view of manager.roots) view.remove();
+  const documents = Bokeh.documents;
+  if (doc && documents.includes(doc)) documents.splice(documents.indexOf(doc), 1);
+  for (const model of doc?.all_models ?? []) state.disabledByPage.delete(model); // gone
+  state.views.delete(id);
+  state.prerender.docs.delete(id);
+  state.prerender.wanted.delete(id);
+  delete fig.dataset.drawn;
+  const slot = fig.querySelector(".fig-slot");
+  for (const [name, value] of placeholders.get(slot)) slot.setAttribute(name, value);
+}
+
 // Take every figure's views off the page, leaving its placeholder.
 export function removeViews() {
-  for (const manager of state.views) for (const view of manager.roots) view.remove();
-  for (const fig of figures) delete fig.dataset.drawn;
-  for (const [slot, attributes] of placeholders) {
-    for (const [name, value] of attributes) slot.setAttribute(name, value);
-  }
-  state.views = [];
-  state.prerender.docs = new Map();
-  state.prerender.wanted = new Set();
+  for (const fig of figures) undraw(fig.dataset.figure);
   state.clicks = new Map(); // a pre-render drawn again counts from none
-  state.disabledByPage.clear(); // those models are gone
+}
+
+// A figure is kept drawn while the reader is in it (focus in it, its data table open), while
+// the page prints, and while it holds changes made before Python was live, which its
+// pre-render drawn again would not show.
+function mustKeep(fig) {
+  const id = fig.dataset.figure;
+  return (
+    fig.contains(document.activeElement) ||
+    fig.querySelector(":scope > details.fig-data[open]") !== null ||
+    state.printing ||
+    [...state.earlyChanges.values()].some((change) => change.figure === id)
+  );
+}
+
+// The bytes of the canvases in `root`, looking into the shadow roots Bokeh draws in.
+function canvasBytes(root) {
+  let bytes = 0;
+  for (const el of root.querySelectorAll("*")) {
+    if (el instanceof HTMLCanvasElement) bytes += el.width * el.height * 4;
+    if (el.shadowRoot) bytes += canvasBytes(el.shadowRoot);
+  }
+  return bytes;
+}
+
+// While the figures drawn hold more canvas than the budget, release the far ones, farthest
+// first.
+function releaseFar() {
+  const p = state.prerender;
+  const bytes = (id) => p.canvasBytes.get(id) ?? 0;
+  let held = [...state.views.keys()].reduce((sum, id) => sum + bytes(id), 0);
+  const far = [...p.far].filter((id) => state.views.has(id) && !mustKeep(figureById(id)));
+  far.sort((a, b) => distance(place(b)) - distance(place(a)));
+  for (const id of far) {
+    if (held <= CANVAS_BUDGET) return;
+    held -= bytes(id);
+    release(id);
+  }
+}
+
+// Release figure `id`, drawn and now far from the screen: its placeholder is as tall as the
+// figure was, so nothing moves for the reader, above the screen or below.
+function release(id) {
+  const fig = figureById(id);
+  const height = fig.getBoundingClientRect().height;
+  undraw(id);
+  fig.querySelector(":scope > details.fig-data")?.remove(); // drawn again with the figure
+  const slot = fig.querySelector(".fig-slot");
+  const placeholder = slot.getBoundingClientRect().height;
+  slot.style.height = `${placeholder + height - fig.getBoundingClientRect().height}px`;
 }
 
 // Draw those of `ids` not drawn or on their way, the target first, then nearest first, after
@@ -121,8 +190,9 @@ async function drawFigure(id) {
   const tabbedTo = document.activeElement === slot;
   for (const [name] of placeholders.get(slot)) slot.removeAttribute(name);
   if (tabbedTo) firstTabStop(slot)?.focus();
+  slot.style.height = ""; // a released figure's placeholder height
   const doc = documentOf(views);
-  state.views.push(...views);
+  state.views.set(id, views);
   p.docs.set(id, doc);
   doc.on_change((event) => connected.change(id, event), false);
   syncControls(); // a figure drawn after Python failed is down with the rest
@@ -130,6 +200,8 @@ async function drawFigure(id) {
   if (state.phase === "live") connected.drawnLive(id);
   scrollToTarget(); // the figures above the target have their size now
   await nextFrame();
+  p.canvasBytes.set(id, canvasBytes(slot)); // sized once painted
+  releaseFar();
 }
 
 // Where Tab goes first inside `root`: its first enabled control, in document order, looking
@@ -144,7 +216,8 @@ function firstTabStop(root) {
 }
 
 // Draw the figures near the screen (the target's first); `onVisible` runs once those on the
-// screen are drawn. Then each figure is drawn as it comes near (and every one for print).
+// screen are drawn. Then each figure is drawn as it comes near (and every one for print), and
+// released as it goes far.
 export function drawNear(onVisible = () => {}) {
   const ids = figures.map((fig) => fig.dataset.figure);
   const near = ids.filter((id) => isNear(place(id)) || id === targetFigure());
@@ -155,7 +228,21 @@ export function drawNear(onVisible = () => {}) {
     (entries) => drawOrFail(entries.filter((e) => e.isIntersecting).map((e) => e.target.dataset.figure)),
     { rootMargin: NEAR },
   );
-  for (const fig of figures) state.nearing.observe(fig);
+  state.leaving?.disconnect();
+  state.leaving = new IntersectionObserver(
+    (entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) state.prerender.far.delete(e.target.dataset.figure);
+        else state.prerender.far.add(e.target.dataset.figure);
+      }
+      releaseFar();
+    },
+    { rootMargin: FAR },
+  );
+  for (const fig of figures) {
+    state.nearing.observe(fig);
+    state.leaving.observe(fig);
+  }
   return draw(near, () => {
     if (--waiting === 0) onVisible();
   });
@@ -168,11 +255,19 @@ export function drawOnFocus() {
   }
 }
 
-// Print shows every figure: those the reader has not come near are drawn for it.
+// Print shows every figure: those the reader has not come near are drawn for it, and none is
+// released until the print is over.
 export function drawAllForPrint() {
-  const all = () => drawOrFail(figures.map((fig) => fig.dataset.figure));
+  const all = () => {
+    state.printing = true;
+    drawOrFail(figures.map((fig) => fig.dataset.figure));
+  };
+  const over = () => {
+    state.printing = false;
+  };
   addEventListener("beforeprint", all);
-  matchMedia("print").addEventListener("change", (media) => media.matches && all());
+  addEventListener("afterprint", over);
+  matchMedia("print").addEventListener("change", (media) => (media.matches ? all() : over()));
 }
 
 // Scroll the figure the URL's hash names into view, unless the reader has moved themselves.
@@ -189,4 +284,15 @@ export function followTargetUntilReaderMoves() {
   for (const type of ["wheel", "touchmove", "keydown", "pointerdown"]) {
     addEventListener(type, moved, { once: true, passive: true, capture: true });
   }
+}
+
+// A released figure's placeholder keeps the height the figure had at the screen's width then;
+// at another width the stylesheet's placeholder height is the better guess.
+export function forgetHeightsOnResize() {
+  let width = innerWidth;
+  addEventListener("resize", () => {
+    if (innerWidth === width) return;
+    width = innerWidth;
+    for (const slot of placeholders.keys()) slot.style.height = "";
+  });
 }

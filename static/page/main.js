@@ -10,7 +10,8 @@
 // One file per job, joined by imports:
 //   state.js     the one state object, and what the page was given
 //   phases.js    the figures' phases and enter(), the only way between them
-//   drawing.js   each figure drawn from its pre-render as the reader nears it
+//   drawing.js   each figure drawn from its pre-render as the reader nears it, and released
+//                as the reader leaves it far behind
 //   updates.js   the worker's values set on the figures' models
 //   changes.js   the reader's changes, held or sent
 //   python.js    the worker: start, messages, batches, going live, failure
@@ -26,6 +27,7 @@ import {
   drawNear,
   drawOnFocus,
   followTargetUntilReaderMoves,
+  forgetHeightsOnResize,
   roundCategoricalSliders,
 } from "./drawing.js";
 import { enter, showBusy } from "./phases.js";
@@ -50,6 +52,7 @@ async function main() {
   };
   drawOnFocus();
   drawAllForPrint();
+  forgetHeightsOnResize();
   // Chained to the drawing itself, so that a worker that is ready early still goes live
   // after this move, whoever awaits the drawing first.
   state.prerender.drawing = drawNear(onVisible).then(() => {

@@ -121,8 +121,7 @@ export function syncControls() {
     state.disabledByPage.clear();
     return;
   }
-  const docs = new Set(state.views.flatMap((m) => [...m.roots].map((v) => v.model.document)));
-  for (const doc of docs) {
+  for (const doc of state.prerender.docs.values()) {
     for (const model of doc.all_models) {
       if (model.disabled || !isControl(model)) continue;
       model.disabled = true;

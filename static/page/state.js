@@ -68,9 +68,12 @@ export const state = {
     docs: new Map(), // figure id -> the Bokeh document its pre-render was drawn from
     wanted: new Set(), // the figures drawn, or on their way (queued)
     queue: Promise.resolve(), // the drawing, one figure after the other
+    canvasBytes: new Map(), // figure id -> the bytes of its canvases, as last drawn
+    far: new Set(), // the figures beyond the far margin (drawing.js), drawn or not
   },
-  views: [], // Bokeh's view managers of the documents on screen
+  views: new Map(), // figure id -> Bokeh's view managers of its document on the page
   nearing: null, // the IntersectionObserver that draws a figure as the reader nears it
+  leaving: null, // the IntersectionObserver that finds the figures the reader left far behind
   // Controls moved on the pre-render before Python is live: "figure|key" -> the change.
   earlyChanges: new Map(),
   clicks: new Map(), // "figure|key" -> the clicks of a button whose count is the figure's state
@@ -78,6 +81,7 @@ export const state = {
   applyingWorkerValues: 0, // > 0 while applying values the worker has, which must not echo back
   disabledByPage: new Set(), // control models the page disabled while Python is down
   waitingForReader: false, // saving data: Python starts when the reader asks (saving.js)
+  printing: false, // the page is being printed: every figure drawn, none released
 };
 
 export const figureById = (figureId) => figures.find((fig) => fig.dataset.figure === figureId);

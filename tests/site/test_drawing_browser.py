@@ -4,6 +4,11 @@ is drawn and live at once (its readouts CPython's, a control answered as CPython
 reached by Tab, it is drawn and the focus goes on to its first control; a link to a far
 figure's view draws that figure first, in the view; and print draws every figure.
 
+At a phone's pixel ratio the figures' canvases outgrow the page's budget, and the figures the
+reader has left far behind are released: no views, no canvases, no Bokeh document, the same
+room; back at one, the reader finds it drawn again as they left it. The figure the reader is
+in is kept. On a desktop's screen every figure stays drawn.
+
 Each test opens a fresh page: what is drawn before the reader moves is the point."""
 
 import pytest
@@ -11,7 +16,7 @@ from playwright.sync_api import expect
 
 from figures import depth, magnitude
 from harness.dom import focus_before
-from harness.site import POST1
+from harness.site import POST1, POST3
 from harness.visit import PHONE
 from tests.figures.probe import agree
 
@@ -115,3 +120,74 @@ def test_print_draws_every_figure(phone_page):
         "(figures) => figures.map((f) => f.dataset.figure)"
     ):
         assert canvases(v, figure_id) > 0, figure_id
+
+
+PHONE_SCALE = 2.625  # a phone's pixel ratio, as the benchmark measures memory at
+BLUR = "() => document.activeElement?.blur()"  # the reader moves on
+
+
+@pytest.fixture
+def dense_phone(visit):
+    """Post 3, fresh, at a phone's size and pixel ratio, live."""
+    v = visit(POST3, viewport=PHONE, device_scale_factor=PHONE_SCALE)
+    v.wait_for("live")
+    yield v
+    v.close()
+
+
+def figure_ids(v, which: str = "figure[data-figure]") -> list[str]:
+    return v.page.locator(which).evaluate_all("(figures) => figures.map((f) => f.dataset.figure)")
+
+
+def height(v, figure_id: str) -> float:
+    return v.figure(figure_id).evaluate("(figure) => figure.getBoundingClientRect().height")
+
+
+def test_on_a_phone_a_figure_left_far_behind_is_released_and_comes_back_as_it_was_left(
+    dense_phone,
+):
+    v = dense_phone
+    first, *rest = figure_ids(v)
+    v.show(first)
+    before = v.readouts(first)
+    handle = v.figure(first).locator(".noUi-handle").first
+    handle.focus()
+    handle.press("ArrowRight")
+    v.wait_idle()
+    moved, value = v.readouts(first), handle.get_attribute("aria-valuetext")
+    assert moved != before
+    room = height(v, first)
+    v.page.evaluate(BLUR)
+    for figure_id in rest:  # down the page, each figure drawn as the reader reaches it
+        v.show(figure_id)
+    drawn_now = figure_ids(v, "figure[data-drawn]")
+    assert first not in drawn_now and canvases(v, first) == 0
+    assert v.page.evaluate("() => Bokeh.documents.length") == len(drawn_now)
+    assert height(v, first) == pytest.approx(room, abs=0.5)
+    shifts = v.page.evaluate("() => harnessProbe.shifts")
+    assert sum(shift["value"] for shift in shifts) <= 0.02, shifts
+    v.show(first)  # back up: drawn again, live, as the reader left it
+    assert canvases(v, first) > 0
+    assert v.readouts(first) == moved
+    assert handle.get_attribute("aria-valuetext") == value
+
+
+def test_on_a_phone_the_figure_the_reader_is_in_is_kept(dense_phone):
+    v = dense_phone
+    first, second, *rest = figure_ids(v)
+    v.show(first)
+    v.figure(first).locator(".noUi-handle").first.focus()
+    v.show(second)
+    v.page.evaluate(BLUR)
+    v.show(first)
+    v.figure(first).locator(".noUi-handle").first.focus()
+    for figure_id in rest:
+        v.show(figure_id)
+    drawn_now = figure_ids(v, "figure[data-drawn]")
+    assert first in drawn_now
+    assert second not in drawn_now  # the budget did release the figures left behind
+
+
+def test_on_a_desktop_every_figure_stays_drawn(live):
+    v = live(POST3)  # the shared page: every figure shown once, as a reader who read it
+    assert figure_ids(v, NOT_DRAWN) == []
