@@ -101,18 +101,24 @@
     await frame();
     const start = performance.now();
     const html = document.documentElement;
+    // Every figure the scroll passes is drawn on the way; one left far behind may be released
+    // again before the scroll ends, so a figure counts once it has been drawn.
+    const figures = [...document.querySelectorAll("figure[data-figure]")];
+    const isDrawn = (f) => f.querySelector(".fig-slot").childElementCount > 0;
+    const seen = new Set(figures.filter(isDrawn));
+    const watch = new MutationObserver(() => figures.filter(isDrawn).forEach((f) => seen.add(f)));
+    watch.observe(html, { childList: true, subtree: true });
     while (scrollY + innerHeight < html.scrollHeight - 1) {
       scrollBy(0, innerHeight / 2);
       await frame();
       await frame();
     }
-    const figures = document.querySelectorAll("figure[data-figure]");
-    const drawn = (f) => f.querySelector(".fig-slot").childElementCount > 0;
-    const done = () => [...figures].every(drawn) && self.harnessProbe.idle();
+    const done = () => seen.size === figures.length && self.harnessProbe.idle();
     while (!done() && performance.now() - start < timeoutMs) await frame();
     const end = performance.now();
+    watch.disconnect();
     await settledTasks();
-    return { ...blocking(start, end), drawn: done() };
+    return { ...blocking(start, end), drawn: done(), heldAtEnd: figures.filter(isDrawn).length };
   }
 
   // ---- the live Bokeh documents ----

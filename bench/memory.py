@@ -146,8 +146,9 @@ class Reading:
     shift: float  # the layout shift from the navigation to AFTER_LIVE_MS after live
     blocking: float  # while scrolling: long tasks' time over 50 ms, summed (ms)
     longest: float  # while scrolling: the longest task (ms)
-    every_figure_drawn: bool  # once the scroll has ended
-    memory: Memory  # once every figure the scroll passed is drawn
+    every_figure_drawn: bool  # each one, on the way, by the time the scroll has ended
+    held: int  # the figures drawn at the end (the page may have released those far behind)
+    memory: Memory  # once every figure the scroll passed has been drawn
 
 
 def phone_reading(browser, url: str) -> Reading | None:
@@ -166,6 +167,7 @@ def phone_reading(browser, url: str) -> Reading | None:
             blocking=scrolled["blocking"],
             longest=scrolled["longest"],
             every_figure_drawn=scrolled["drawn"],
+            held=scrolled["heldAtEnd"],
             memory=measure(browser),
         )
     finally:

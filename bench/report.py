@@ -142,7 +142,8 @@ def shift(value: float | None) -> str:
 def memory_lines(memory: dict, reading=None) -> list[str]:
     """The page's memory at a phone's screen (bench/memory.py): PSS of the tab and of the
     whole browser, live, with its pre-render alone, with a code cell run, and once scrolled
-    through (``reading``, every figure drawn); and the worker's share, the live tab minus the
+    through (``reading``: every figure drawn on the way, those held at the end counted); and
+    the worker's share, the live tab minus the
     pre-render's."""
     lines = ["  memory at a phone's screen (412 x 915 at 2.625), PSS, one load each:"]
     labels = {
@@ -157,8 +158,9 @@ def memory_lines(memory: dict, reading=None) -> list[str]:
         cells = "-" if m is None else f"tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}"
         lines.append(f"    {label:<44} {cells}")
     if reading is not None:
-        m, label = reading.memory, "live, scrolled through (every figure drawn)"
-        lines.append(f"    {label:<44} tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}")
+        m, label = reading.memory, "live, scrolled through"
+        cells = f"tab {mebibytes(m.tab)}, browser {mebibytes(m.browser)}"
+        lines.append(f"    {label:<44} {cells} ({reading.held} figures held at the end)")
     live, alone = memory.get("live"), memory.get("prerender")
     if live and alone:
         lines.append(

@@ -21,7 +21,7 @@ def row(lines: list[str], label: str) -> str:
 def test_each_row_is_the_median_and_spread_of_its_runs():
     loads = [load(100, 80, 0.01), load(300, 120, 0.03), load(200, 90, 0.02)]
     slowed = [load(900, 400, 0.0)]
-    reading = Reading(shift=0.015, blocking=42.4, longest=96, every_figure_drawn=True,
+    reading = Reading(shift=0.015, blocking=42.4, longest=96, every_figure_drawn=True, held=4,
                       memory=Memory(tab=300 * MIB, browser=500 * MIB))  # fmt: skip
     lines = main_thread_lines(loads, slowed, reading)
     assert row(lines, "navigation to live: blocking") == "200 ms (100-300 ms)"
@@ -32,11 +32,12 @@ def test_each_row_is_the_median_and_spread_of_its_runs():
     assert row(lines, "scrolling the live page through (phone): longest task") == "96 ms"
     assert not any("NOT every figure" in line for line in lines)
     scrolled = [line for line in memory_lines({}, reading) if "scrolled through" in line]
-    assert scrolled and scrolled[0].endswith("tab 300 MiB, browser 500 MiB")
+    held = "tab 300 MiB, browser 500 MiB (4 figures held at the end)"
+    assert scrolled and scrolled[0].endswith(held)
 
 
 def test_a_scroll_that_left_figures_undrawn_says_so_and_a_page_not_live_has_no_reading():
-    reading = Reading(shift=0, blocking=0, longest=0, every_figure_drawn=False,
+    reading = Reading(shift=0, blocking=0, longest=0, every_figure_drawn=False, held=0,
                       memory=Memory(tab=0, browser=0))  # fmt: skip
     assert any("NOT every figure" in line for line in main_thread_lines([], [], reading))
     lines = main_thread_lines([], [], None)
