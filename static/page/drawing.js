@@ -51,17 +51,6 @@ export function connect({ change, drawnLive, failed }) {
 
 const drawOrFail = (ids) => draw(ids).catch((err) => connected.failed(String(err)));
 
-// BokehJS's categorical slider takes its option at the handle's position by truncating it, and
-// a key press can leave the handle a hair below the next index (2.9999...), so the press
-// chooses the old option again: take the nearest one. (Its test: a walk over every choice
-// slider, tests/site/test_choice_sliders_browser.py.)
-export function roundCategoricalSliders() {
-  const view = Bokeh.require("models/widgets/sliders/categorical_slider").CategoricalSliderView;
-  view.prototype._calc_from = function ([position]) {
-    return this.model.categories[Math.round(position)];
-  };
-}
-
 // Render a serialized document into fresh holders inside the figure slots.
 async function embed(data) {
   const item = { ...data.render_items[0], roots: {} };
@@ -88,14 +77,16 @@ export const relabelSoon = oncePerFrame(() => {
   for (const fig of figures) A11y.label(fig.querySelector(".fig-slot"));
 });
 
-// Take figure `id`'s views off the page, and its document out of BokehJS's list of them (which
-// would keep it, and its data, for good), leaving its placeholder.
+// Take figure `id`'s views off the page, and let its document go, leaving its placeholder.
+// BokehJS keeps every document in a list for good, and a document changed lately holds itself
+// in a timer for 30 s (to prune its models; a private method cancels it, where BokehJS has it).
 function undraw(id) {
   const fig = figureById(id);
   const doc = state.prerender.docs.get(id);
   for (const manager of state.views.get(id) ?? []) for (const view of manager.roots) view.remove();
   const documents = Bokeh.documents;
   if (doc && documents.includes(doc)) documents.splice(documents.indexOf(doc), 1);
+  doc?._cancel_recompute_all_models?.();
   for (const model of doc?.all_models ?? []) state.disabledByPage.delete(model); // gone
   state.views.delete(id);
   state.prerender.docs.delete(id);

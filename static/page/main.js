@@ -17,9 +17,11 @@
 //   python.js    the worker: start, messages, batches, going live, failure
 //   views.js     links to a figure's view, Reset, and the try-it cells' question
 //   saving.js    Data Saver: Python starts when the reader asks
+//   bokeh-fixes.js  what the page mends in BokehJS
 //   a11y.js      what the figures tell assistive technology (with plot-tables.js and
 //                number-boxes.js)
 
+import { releaseRemovedPlots, roundCategoricalSliders } from "./bokeh-fixes.js";
 import { onFigureChange } from "./changes.js";
 import {
   connect,
@@ -28,7 +30,6 @@ import {
   drawOnFocus,
   followTargetUntilReaderMoves,
   forgetHeightsOnResize,
-  roundCategoricalSliders,
 } from "./drawing.js";
 import { enter, showBusy } from "./phases.js";
 import { askDrawingOf, fail, failOrOutdated, startWorker, takeOverBootWorker } from "./python.js";
@@ -38,6 +39,7 @@ import { wireViews } from "./views.js";
 
 async function main() {
   roundCategoricalSliders();
+  releaseRemovedPlots();
   showBusy();
   wireViews();
   followTargetUntilReaderMoves();

@@ -6,8 +6,8 @@ figure's view draws that figure first, in the view; and print draws every figure
 
 At a phone's pixel ratio the figures' canvases outgrow the page's budget, and the figures the
 reader has left far behind are released: no views, no canvases, no Bokeh document, the same
-room; back at one, the reader finds it drawn again as they left it. The figure the reader is
-in is kept. On a desktop's screen every figure stays drawn.
+room, and the heap lets them go; back at one, the reader finds it drawn again as they left
+it. The figure the reader is in is kept. On a desktop's screen every figure stays drawn.
 
 Each test opens a fresh page: what is drawn before the reader moves is the point."""
 
@@ -124,6 +124,33 @@ def test_print_draws_every_figure(phone_page):
 
 PHONE_SCALE = 2.625  # a phone's pixel ratio, as the benchmark measures memory at
 BLUR = "() => document.activeElement?.blur()"  # the reader moves on
+# Counts each figure drawn from its pre-render (its data-drawn set to ""), from now on.
+COUNT_DRAWINGS = """() => {
+  window.drawings = 0;
+  new MutationObserver((changes) => {
+    for (const c of changes) if (c.target.dataset.drawn === "") window.drawings += 1;
+  }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-drawn"] });
+}"""
+
+
+def live_documents(v) -> int:
+    """The Bokeh documents the page's heap holds after a full garbage collection."""
+    cdp = v.page.context.new_cdp_session(v.page)
+    cdp.send("HeapProfiler.collectGarbage")
+    found = cdp.send(
+        "Runtime.evaluate",
+        {"expression": "Bokeh.require('document/document').Document.prototype"},
+    )
+    held = cdp.send("Runtime.queryObjects", {"prototypeObjectId": found["result"]["objectId"]})
+    count = cdp.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": held["objects"]["objectId"],
+            "functionDeclaration": "function () { return this.length; }",
+            "returnByValue": True,
+        },
+    )
+    return count["result"]["value"]
 
 
 @pytest.fixture
@@ -158,6 +185,7 @@ def test_on_a_phone_a_figure_left_far_behind_is_released_and_comes_back_as_it_wa
     assert moved != before
     room = height(v, first)
     v.page.evaluate(BLUR)
+    v.page.evaluate(COUNT_DRAWINGS)
     for figure_id in rest:  # down the page, each figure drawn as the reader reaches it
         v.show(figure_id)
     drawn_now = figure_ids(v, "figure[data-drawn]")
@@ -170,6 +198,10 @@ def test_on_a_phone_a_figure_left_far_behind_is_released_and_comes_back_as_it_wa
     assert canvases(v, first) > 0
     assert v.readouts(first) == moved
     assert handle.get_attribute("aria-valuetext") == value
+    # What was released is let go: BokehJS's plot views, left alone, keep every document
+    # they were drawn from (and its canvases) for as long as the page is open.
+    drawn_ever = 1 + v.page.evaluate("() => drawings")  # the first figure, drawn at the start
+    assert live_documents(v) < drawn_ever
 
 
 def test_on_a_phone_the_figure_the_reader_is_in_is_kept(dense_phone):
