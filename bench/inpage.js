@@ -104,10 +104,10 @@
     // Every figure the scroll passes is drawn on the way; one left far behind may be released
     // again before the scroll ends, so a figure counts once it has been drawn.
     const figures = [...document.querySelectorAll("figure[data-figure]")];
-    const isDrawn = (f) => f.querySelector(".fig-slot").childElementCount > 0;
+    const isDrawn = (f) => f.dataset.drawn !== undefined;
     const seen = new Set(figures.filter(isDrawn));
     const watch = new MutationObserver(() => figures.filter(isDrawn).forEach((f) => seen.add(f)));
-    watch.observe(html, { childList: true, subtree: true });
+    watch.observe(html, { subtree: true, attributes: true, attributeFilter: ["data-drawn"] });
     while (scrollY + innerHeight < html.scrollHeight - 1) {
       scrollBy(0, innerHeight / 2);
       await frame();
