@@ -11,9 +11,20 @@ from html import unescape
 import jinja2
 
 import build
-from sitebuild import hashed, pins
+from sitebuild import hashed, pagescript, pins
 
-STATIC = sorted(p.relative_to(build.ROOT).as_posix() for p in (build.ROOT / "static").iterdir())
+# The site's own scripts and styles: static/'s files, and the page script bundled from its
+# modules (static/page/).
+STATIC = sorted(
+    [
+        *(
+            p.relative_to(build.ROOT).as_posix()
+            for p in (build.ROOT / "static").iterdir()
+            if p.is_file()
+        ),
+        f"static/{pagescript.BUNDLE}",
+    ]
+)
 
 
 def unhashed() -> hashed.Manifest:
