@@ -140,6 +140,17 @@ function keepingIdentityOfLibraries() {
   return () => Object.assign(WebAssembly, { Instance, instantiate });
 }
 
+// Pyodide's main module, instantiated by `instantiateWasm`: its exports keep their slots
+// before Emscripten reads them. The module keeps this function for good, so it is made here,
+// where it closes over nothing of the start (whose downloads it would keep).
+function keepingIdentityOfMain(instantiateWasm) {
+  return (imports, received) =>
+    instantiateWasm(imports, (instance, module) => {
+      keepIdentity(instance, imports);
+      return received(instance, module);
+    });
+}
+
 // Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
 // before Pyodide restores the heap into it. Returns a promise that rejects if the step fails.
 function beforeRestore(hook) {
@@ -148,14 +159,8 @@ function beforeRestore(hook) {
     self._createPyodideModule = (settings) => {
       self._createPyodideModule = create;
       if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
-      const instantiateWasm = settings.instantiateWasm;
-      if (instantiateWasm) {
-        // Pyodide's main module: its exports keep their slots before Emscripten reads them.
-        settings.instantiateWasm = (imports, received) =>
-          instantiateWasm(imports, (instance, module) => {
-            keepIdentity(instance, imports);
-            return received(instance, module);
-          });
+      if (settings.instantiateWasm) {
+        settings.instantiateWasm = keepingIdentityOfMain(settings.instantiateWasm);
       }
       settings.preRun.push(async (M) => {
         M.addRunDependency("relink");
@@ -220,6 +225,15 @@ async function withUnpacked(unpacked, run) {
   }
 }
 
+// Free the memory of `bytes` (a Uint8Array over a buffer of its own) now, whoever still holds
+// it: its buffer is emptied for every reference. Transferring to a new length frees the old
+// memory at once; a clone that takes the buffer frees it at the next garbage collection.
+function letGo(bytes) {
+  const { buffer } = bytes;
+  if (buffer.transfer) buffer.transfer(0);
+  else structuredClone(buffer, { transfer: [buffer] });
+}
+
 // Restore the snapshot `config.snapshot` describes; returns the Pyodide it restored.
 // `untilPrerenderVisible` resolves when the page has drawn the figures on the reader's screen.
 async function restoreSnapshot(config, untilPrerenderVisible) {
@@ -255,7 +269,8 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // has failed of another cause, must not surface as an unhandled rejection.
   [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
   const relinked = beforeRestore(async (M) => {
-    writeFiles(M.FS, await files, config.sitePackages);
+    writeFiles(M.FS, await files, config.sitePackages); // copies them
+    letGo(await files);
     await relink(M, snap);
   });
   // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
@@ -271,6 +286,10 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
       Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
     ]),
   );
+  // What was unpacked is in Python's memory and file system now, and the WebAssembly compiled;
+  // Pyodide keeps the heap it was given for good (its config holds the promise).
+  letGo(await heap);
+  for (const p of packed) letGo(await unpacked.get(indexURL + p.file));
   deferLater(pyodide, await decoder, snap.later);
   // The heap holds these packages (numpy, the project): loading one again for a cell's import
   // would download its wheel and unpack it over the modules in use.

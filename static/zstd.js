@@ -7,18 +7,19 @@
 const IN = 0;
 const OUT = 12;
 
-// The decoder's exports, from the (promised) response that downloads it.
+// The decoder compiled, from the (promised) response that downloads it. Each frame gets an
+// instance of its own: an instance's memory grows to hold the frame's window and never
+// shrinks, so a decoder kept for later would hold the largest window it ever decoded.
 async function zstdDecoder(response) {
-  const imports = { env: { emscripten_notify_memory_growth: () => {} } };
-  const bytes = await (await response).arrayBuffer();
-  const { instance } = await WebAssembly.instantiate(bytes, imports);
-  return instance.exports;
+  return WebAssembly.compile(await (await response).arrayBuffer());
 }
 
 // One zstd frame being decoded into a buffer of `size` bytes, the size it must unpack to:
-// `push` feeds it input as it arrives, `done` returns the bytes, `free` releases the decoder's
-// memory (always, once).
-function zstdFrame(z, size) {
+// `push` feeds it input as it arrives, `done` returns the bytes. Its decoder's memory goes
+// with the frame.
+function zstdFrame(decoder, size) {
+  const imports = { env: { emscripten_notify_memory_growth: () => {} } };
+  const z = new WebAssembly.Instance(decoder, imports).exports;
   const inSize = z.ZSTD_DStreamInSize();
   const outSize = z.ZSTD_DStreamOutSize();
   const dctx = z.ZSTD_createDCtx();
@@ -56,21 +57,15 @@ function zstdFrame(z, size) {
       }
       return out;
     },
-    free() {
-      z.free(records);
-      z.free(dst);
-      z.free(src);
-      z.ZSTD_freeDCtx(dctx);
-    },
   };
 }
 
 // Decode the zstd frame that `body` (a ReadableStream of Uint8Array) carries, which must
 // unpack to exactly `size` bytes.
-async function unzstd(z, body, size) {
+async function unzstd(decoder, body, size) {
   // A reader, not `for await`: Safari long had no async iteration of ReadableStream.
   const reader = body.getReader();
-  const frame = zstdFrame(z, size);
+  const frame = zstdFrame(decoder, size);
   try {
     for (let read = await reader.read(); !read.done; read = await reader.read()) {
       frame.push(read.value);
@@ -81,17 +76,12 @@ async function unzstd(z, body, size) {
     throw err;
   } finally {
     reader.releaseLock();
-    frame.free();
   }
 }
 
 // The same, for a frame already downloaded whole (`bytes`, a Uint8Array), at once.
-function unzstdNow(z, bytes, size) {
-  const frame = zstdFrame(z, size);
-  try {
-    frame.push(bytes);
-    return frame.done();
-  } finally {
-    frame.free();
-  }
+function unzstdNow(decoder, bytes, size) {
+  const frame = zstdFrame(decoder, size);
+  frame.push(bytes);
+  return frame.done();
 }

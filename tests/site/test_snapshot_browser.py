@@ -20,6 +20,7 @@ from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
 from harness.dom import wait_until
 from harness.site import POST1, SECTION33, WITH_FIGURES
+from harness.worker_heap import worker_buffers
 from sitebuild import snapshot
 from tests.site.test_failure_paths_browser import Console, assert_controls
 
@@ -61,6 +62,25 @@ def test_a_page_starts_from_its_snapshot_without_loading_a_wheel(live):
         assert bool(fetched) == (name not in snapshot.LATER), name
         assert not [url for url in v.requests if url.endswith(f"/{name}")]
     assert v.errors == []
+
+
+def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live):
+    """Once Python is restored, the unpacked heap is in Python's memory, the files bundle in its
+    file system and Pyodide's WebAssembly compiled: the worker holds none of them a second time
+    (the heap alone is some 50 MB, and Pyodide keeps the promise it restored from for good)."""
+    v = live(POST1)
+    v.wait_for("live")
+    snap = v.page.evaluate("() => JSON.parse(document.getElementById('page-config').textContent)")[
+        "snapshot"
+    ]
+    unpacked = {
+        "the heap": snap["stateBytes"],
+        "the files bundle": snap["filesBytes"],
+        **{p["file"]: p["bytes"] for p in snap["packed"]},
+    }
+    held = worker_buffers(v.page)
+    assert held[0] >= snap["stateBytes"] - 2**16, held[:4]  # Python's memory, restored
+    assert {what: size for what, size in unpacked.items() if size in held} == {}
 
 
 def test_a_cold_start_never_waits_on_its_own_downloads(live):
