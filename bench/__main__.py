@@ -44,7 +44,7 @@ from bench.browser import (
     new_page,
     scenario_latency,
 )
-from bench.memory import page_memory, phone_reading
+from bench.memory import BROWSER_ARGS, page_memory, phone_reading
 from harness.chromium import launch as chromium  # the browser the tests use, as they launch it
 from harness.site import BASE  # the tests' base path
 from sitebuild.cache import PROJECT_ROOT, default_cache_dir
@@ -447,7 +447,7 @@ def main(argv: list[str] | None = None) -> None:
         server = serve_in_thread(site, args.base)
         root = f"http://127.0.0.1:{server.server_address[1]}{args.base}"
         baseline, why_not, in_engines = None, None, {}
-        with chromium() as browser:
+        with chromium(BROWSER_ARGS) as browser:
             try:
                 results = measure_site(browser, root, pages, found, args)
                 series = series_run(browser, root, pages)

@@ -5,8 +5,13 @@ Each measure opens the page in a fresh browser context at a phone's viewport and
 (412 x 915, device pixel ratio 2.625, touch), waits for the page's own signal (figures live,
 or the pre-render complete when the browser asks to save data and no worker starts), and
 sums the proportional set size (``Pss`` in ``/proc/PID/smaps_rollup``) of Chromium's
-processes, as Chromium's ``SystemInfo.getProcessInfo`` lists them: the renderers (the tab,
-whose dedicated workers live in it) and the whole browser. A worker's own memory is the live
+processes, as Chromium's ``SystemInfo.getProcessInfo`` lists them: the tab, the renderer
+processes that hold pages (a page and its dedicated workers live in one), and the whole
+browser. Two renderers a desktop Chromium keeps beside the page are not the tab's: the one
+that draws Chromium's own interface (WebUI; a phone's browser draws its interface natively),
+left out of the tab by its command line, and a spare one started ahead for the next
+navigation, which the benchmark's browser is launched without (BROWSER_ARGS): together about
+100 MiB that a blank page's tab would otherwise count. A worker's own memory is the live
 page's tab minus the same page's with no worker (Data Saver).
 """
 
@@ -51,14 +56,34 @@ def pss(pid: int) -> int:
     return 0
 
 
+# The benchmark's Chromium starts no spare renderer, which would hold no page.
+BROWSER_ARGS = ["--disable-features=SpareRendererForSitePerProcess"]
+# The switch on the command line of the renderer that draws Chromium's own interface.
+BROWSER_INTERFACE = b"--top-chrome-webui"
+
+
+def holds_pages(pid: int) -> bool:
+    """Whether renderer ``pid`` is one for pages, not for Chromium's own interface."""
+    try:
+        return not draws_interface(Path(f"/proc/{pid}/cmdline").read_bytes())
+    except OSError:
+        return False
+
+
+def draws_interface(cmdline: bytes) -> bool:
+    """Whether a renderer's command line is that of Chromium's own interface. Chromium rewrites
+    its processes' titles, so the switches may be joined by spaces rather than NULs."""
+    return BROWSER_INTERFACE in cmdline.replace(b"\0", b" ").split()
+
+
 def measure(browser) -> Memory:
-    """The PSS of the browser's renderers and of all its processes, now."""
+    """The PSS of the renderers that hold pages and of all the browser's processes, now."""
     cdp = browser.new_browser_cdp_session()
     try:
         processes = cdp.send("SystemInfo.getProcessInfo")["processInfo"]
     finally:
         cdp.detach()
-    tab = sum(pss(p["id"]) for p in processes if p["type"] == "renderer")
+    tab = sum(pss(p["id"]) for p in processes if p["type"] == "renderer" and holds_pages(p["id"]))
     return Memory(tab=tab, browser=sum(pss(p["id"]) for p in processes))
 
 

@@ -2,7 +2,7 @@
 network, and a count of the Python workers the pages it opens start."""
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 CHROMIUM = "/usr/bin/chromium"
@@ -57,12 +57,12 @@ class Browser:
 
 
 @contextmanager
-def launch() -> Iterator[Browser]:
-    """The system Chromium, headless, for the length of the block."""
+def launch(extra: Sequence[str] = ()) -> Iterator[Browser]:
+    """The system Chromium, headless (with the switches ``extra`` too), for the block."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=[*ARGS, *extra])
         try:
             yield Browser(browser)
         finally:
