@@ -225,6 +225,46 @@ async function withUnpacked(unpacked, run) {
   }
 }
 
+// Pyodide restores the heap by copying all of it into Python's new memory, which makes the
+// system back every page of it, where a page never written takes no memory; a fifth of the
+// heap is pages of zeros. So the copy writes only the pages that differ from what the memory
+// holds (zeros, or what the libraries' relinking wrote). Pyodide's snapshot is a header and
+// metadata, then the heap from the offset the header's second u32 gives: Pyodide reads the
+// part before that offset, the heap is copied here, and anything unexpected copies it whole.
+function restoreOnlyWhatDiffers(M) {
+  const restore = M.API.restoreSnapshot;
+  M.API.restoreSnapshot = (snapshot) => {
+    const start = new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true);
+    const heap = snapshot.subarray(start);
+    const aligned = (snapshot.byteOffset + start) % 4 === 0 && start % 4 === 0;
+    if (!aligned || heap.length !== M.HEAPU8.length) return restore(snapshot);
+    const metadata = restore(snapshot.subarray(0, start));
+    writeChangedPages(heap, M.HEAPU8);
+    return metadata;
+  };
+}
+
+const PAGE = 4096; // bytes: the unit a system backs memory in
+
+// Copy `source` into `target` (Uint8Arrays of one length, a multiple of 4, each on a 4-byte
+// boundary), writing only the pages that differ. Returns how many it wrote.
+function writeChangedPages(source, target) {
+  const from = new Int32Array(source.buffer, source.byteOffset, source.length / 4);
+  const to = new Int32Array(target.buffer, target.byteOffset, target.length / 4);
+  const words = PAGE / 4;
+  let written = 0;
+  for (let page = 0; page < from.length; page += words) {
+    const end = Math.min(page + words, from.length);
+    let word = page;
+    while (word < end && from[word] === to[word]) word++;
+    if (word < end) {
+      to.set(from.subarray(page, end), page);
+      written++;
+    }
+  }
+  return written;
+}
+
 // Free the memory of `bytes` (a Uint8Array over a buffer of its own) now, whoever still holds
 // it: its buffer is emptied for every reference. Transferring to a new length frees the old
 // memory at once; a clone that takes the buffer frees it at the next garbage collection.
@@ -269,6 +309,7 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // has failed of another cause, must not surface as an unhandled rejection.
   [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
   const relinked = beforeRestore(async (M) => {
+    restoreOnlyWhatDiffers(M);
     writeFiles(M.FS, await files, config.sitePackages); // copies them
     letGo(await files);
     await relink(M, snap);
