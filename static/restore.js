@@ -70,6 +70,9 @@ async function relink(M, snap) {
   if (M.wasmTable.length !== snap.tableAfterLibs) {
     throw new Error(`the libraries took ${M.wasmTable.length} table slots, not ${snap.tableAfterLibs}`);
   }
+  // Loaded, a library's file is read no more (a later dlopen finds it by name among those
+  // loaded), so its bytes go; the file stays, for Python's import system to find.
+  for (const lib of snap.libs) M.FS.truncate(lib.name, 0);
 }
 
 async function loadLibraries(M, snap, handle) {

@@ -19,7 +19,7 @@ from attention.basics import context, query_scores, softmax
 from attention.fixtures import TOKENS, book_inputs
 from formatting import vec
 from harness.dom import wait_until
-from harness.site import POST1, SECTION33, WITH_FIGURES
+from harness.site import BASE, POST1, SECTION33, WITH_FIGURES
 from harness.worker_heap import worker_buffers
 from sitebuild import snapshot
 from tests.site.test_failure_paths_browser import Console, assert_controls
@@ -64,10 +64,19 @@ def test_a_page_starts_from_its_snapshot_without_loading_a_wheel(live):
     assert v.errors == []
 
 
-def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live):
-    """Once Python is restored, the unpacked heap is in Python's memory, the files bundle in its
-    file system and Pyodide's WebAssembly compiled: the worker holds none of them a second time
-    (the heap alone is some 50 MB, and Pyodide keeps the promise it restored from for good)."""
+def library_sizes(site, snap: dict) -> dict[str, int]:
+    """The byte size of each library the heap had loaded, as the files bundle holds it."""
+    bundle = site / snap["files"].removeprefix(BASE)
+    data = zstandard.ZstdDecompressor().decompress(bundle.read_bytes(), max_output_size=2**30)
+    (n,) = struct.unpack_from("<I", data)
+    sizes = {rel: size for rel, _, size in json.loads(data[4 : 4 + n])}
+    return {lib["name"]: sizes[lib["name"].split("site-packages/")[1]] for lib in snap["libs"]}
+
+
+def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live, site):
+    """Once Python is restored, the unpacked heap is in Python's memory, numpy's libraries
+    loaded and Pyodide's WebAssembly compiled: the worker holds none of them a second time (the
+    heap alone is some 50 MB, and Pyodide keeps the promise it restored from for good)."""
     v = live(POST1)
     v.wait_for("live")
     snap = v.page.evaluate("() => JSON.parse(document.getElementById('page-config').textContent)")[
@@ -77,6 +86,7 @@ def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live):
         "the heap": snap["stateBytes"],
         "the files bundle": snap["filesBytes"],
         **{p["file"]: p["bytes"] for p in snap["packed"]},
+        **library_sizes(site, snap),
     }
     held = worker_buffers(v.page)
     assert held[0] >= snap["stateBytes"] - 2**16, held[:4]  # Python's memory, restored
