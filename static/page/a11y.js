@@ -10,6 +10,7 @@
 
 import * as NumberBoxes from "./number-boxes.js";
 import * as PlotTables from "./plot-tables.js";
+import { elementsIn } from "./shadow-dom.js";
 
 // Bokeh names a view's element after its model's type: Panel's models carry their module.
 const RADIO_GROUP = /(^|\s)bk-(panel-models-widgets-)?RadioButtonGroup(\s|$)/;
@@ -194,28 +195,25 @@ function namePlots(hosts, fallback, views) {
   }
 }
 
-// Label every control and plot in a figure slot, walking each open shadow root in it.
+// Label every control and plot in a figure slot, in each shadow root in it.
 export function label(slot) {
   if (!slot) return;
   const fallback = figureName(slot);
   const plots = [];
   const views = bokehViews(slot);
   let warning = "";
-  const visit = (root) => {
-    for (const el of root.querySelectorAll("*")) {
-      if (el.classList.contains(PLOT)) plots.push(el);
-      if (el.shadowRoot) visit(el.shadowRoot);
-    }
-    if (!root.host) return;
+  for (const el of elementsIn(slot)) {
+    if (el.classList.contains(PLOT)) plots.push(el);
+    const root = el.shadowRoot;
+    if (!root) continue;
     warning ||= root.querySelector(".fig-message-warning")?.textContent.trim() ?? "";
-    const model = views.get(root.host)?.model;
+    const model = views.get(el)?.model;
     const name = modelName(model) || fallback;
     NumberBoxes.guard(root, model, slot);
     nameInputs(root, name);
     sync(root, name);
     watch(root, name);
-  };
-  visit(slot);
+  }
   NumberBoxes.sayWarning(slot, warning);
   namePlots(plots, fallback, views);
   PlotTables.draw(slot, plots, views);

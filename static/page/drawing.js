@@ -5,16 +5,17 @@
 // placeholders again (the worker keeps each figure's state, so a figure drawn again while
 // Python is live is drawn as it stands). A canvas costs its pixels, so the pixel ratio
 // squared: on a desktop screen a page's figures fit the budget all together; on a phone's
-// screen three or four do, and the page holds those near the reader. A slot not drawn is empty but as tall as the figure drawn
-// (sitebuild/placeholders.py; after a release, as the figure was), and its caption, status line
-// and buttons are in place. The figure the URL's hash names is drawn first, a slot reached by
-// Tab at once, and every figure for print.
+// screen three or four do, and the page holds those near the reader. A slot not drawn is
+// empty but as tall as the figure drawn (sitebuild/placeholders.py; after a release, as the
+// figure was), and its caption, status line and buttons are in place. The figure the URL's
+// hash names is drawn first, a slot reached by Tab at once, and every figure for print.
 //
 // This module knows nothing of the worker: main.js connects a drawn figure to the rest of the
 // page (connect), and the figures' phase decides whether its controls are enabled.
 
 import * as A11y from "./a11y.js";
 import { syncControls } from "./phases.js";
+import { elementsIn } from "./shadow-dom.js";
 import { figureById, figures, nextFrame, oncePerFrame, prerender, state } from "./state.js";
 
 // The margins around the screen, for the IntersectionObservers: a figure is drawn when it
@@ -77,7 +78,8 @@ export const relabelSoon = oncePerFrame(() => {
   for (const fig of figures) A11y.label(fig.querySelector(".fig-slot"));
 });
 
-// Take figure `id`'s views off the page, and let its document go, leaving its placeholder.
+// Take figure `id`'s views off the page, and let its document go, leaving its placeholder
+// (its Data disclosure goes too: it is drawn again with the figure).
 // BokehJS keeps every document in a list for good, and a document changed lately holds itself
 // in a timer for 30 s (to prune its models; a private method cancels it, where BokehJS has it).
 function undraw(id) {
@@ -92,6 +94,7 @@ function undraw(id) {
   state.prerender.docs.delete(id);
   state.prerender.wanted.delete(id);
   delete fig.dataset.drawn;
+  fig.querySelector(":scope > details.fig-data")?.remove();
   const slot = fig.querySelector(".fig-slot");
   for (const [name, value] of placeholders.get(slot)) slot.setAttribute(name, value);
 }
@@ -115,12 +118,11 @@ function mustKeep(fig) {
   );
 }
 
-// The bytes of the canvases in `root`, looking into the shadow roots Bokeh draws in.
+// The bytes of the canvases in `root`.
 function canvasBytes(root) {
   let bytes = 0;
-  for (const el of root.querySelectorAll("*")) {
+  for (const el of elementsIn(root)) {
     if (el instanceof HTMLCanvasElement) bytes += el.width * el.height * 4;
-    if (el.shadowRoot) bytes += canvasBytes(el.shadowRoot);
   }
   return bytes;
 }
@@ -146,7 +148,6 @@ function release(id) {
   const fig = figureById(id);
   const height = fig.getBoundingClientRect().height;
   undraw(id);
-  fig.querySelector(":scope > details.fig-data")?.remove(); // drawn again with the figure
   const slot = fig.querySelector(".fig-slot");
   const placeholder = slot.getBoundingClientRect().height;
   slot.style.height = `${placeholder + height - fig.getBoundingClientRect().height}px`;
@@ -195,13 +196,10 @@ async function drawFigure(id) {
   releaseFar();
 }
 
-// Where Tab goes first inside `root`: its first enabled control, in document order, looking
-// into the open shadow roots Bokeh and Panel draw their widgets in.
+// Where Tab goes first inside `root`: its first enabled control, in document order.
 function firstTabStop(root) {
-  for (const el of root.querySelectorAll("*")) {
+  for (const el of elementsIn(root)) {
     if (el.matches(TAB_STOPS) && !el.disabled && el.tabIndex >= 0) return el;
-    const inner = el.shadowRoot && firstTabStop(el.shadowRoot);
-    if (inner) return inner;
   }
   return null;
 }

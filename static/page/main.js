@@ -11,7 +11,7 @@
 //   state.js     the one state object, and what the page was given
 //   phases.js    the figures' phases and enter(), the only way between them
 //   drawing.js   each figure drawn from its pre-render as the reader nears it, and released
-//                as the reader leaves it far behind
+//                far behind the reader once the figures drawn outgrow a canvas budget
 //   updates.js   the worker's values set on the figures' models
 //   changes.js   the reader's changes, held or sent
 //   python.js    the worker: start, messages, batches, going live, failure
@@ -20,6 +20,7 @@
 //   bokeh-fixes.js  what the page mends in BokehJS
 //   a11y.js      what the figures tell assistive technology (with plot-tables.js and
 //                number-boxes.js)
+//   shadow-dom.js  the elements in the shadow roots Bokeh and Panel draw in
 
 import { releaseRemovedPlots, roundCategoricalSliders } from "./bokeh-fixes.js";
 import { onFigureChange } from "./changes.js";

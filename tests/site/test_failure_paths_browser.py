@@ -287,3 +287,18 @@ def test_a_worker_failing_after_going_live_disables_until_retry(visit, fault, wh
     choose_step(v)
     expect(v.readout_locator("matmul-scores", "scores")).to_have_text(step_scores())
     console.assert_clean(expected)
+
+
+def test_a_figure_taken_back_to_its_placeholder_keeps_no_data_table(visit):
+    """A failure takes every figure back to its pre-render, drawn again only near the reader:
+    one left as a placeholder keeps nothing of its drawing, its plots' Data disclosure too."""
+    v = visit(POST1)
+    v.wait_for("live")
+    v.show_every_figure()  # each drawn once, with its Data disclosure; then back to the top
+    far = "figure[data-figure]:not([data-drawn])"
+    with_data = f"{far}:has(> details.fig-data)"
+    (worker,) = v.page.workers
+    worker.evaluate("setTimeout(() => { throw new Error('worker crashed'); })")
+    v.wait_for("failed")
+    assert v.page.locator(far).count() > 0  # figures far from the top are placeholders again
+    assert v.page.locator(with_data).count() == 0
