@@ -61,9 +61,14 @@ def ensure_tools(cache: Path, log: Log, source: Path = SOURCE) -> Path:
 
 
 def esbuild(cache: Path, log: Log) -> Path:
-    """The pinned esbuild's own program, installed in ``cache`` on first use. Not the package's
-    ``bin``: that is a Node wrapper whose stack trace, on an error, buries esbuild's message."""
-    found = sorted((ensure_tools(cache, log) / "node_modules" / "@esbuild").glob("*/bin/esbuild"))
+    """The pinned esbuild's own program, installed in ``cache`` on first use."""
+    return esbuild_in(ensure_tools(cache, log))
+
+
+def esbuild_in(tools: Path) -> Path:
+    """esbuild's own program in the ``tools`` folder. Not the package's ``bin``: that is a Node
+    wrapper whose stack trace, on an error, buries esbuild's message."""
+    found = sorted((tools / "node_modules" / "@esbuild").glob("*/bin/esbuild"))
     if len(found) != 1:
         raise RuntimeError(f"expected esbuild's program for this platform once, found {found}")
     return found[0]
@@ -77,7 +82,7 @@ def ensure_bundle(cache: Path, log: Log, source: Path = SOURCE) -> Path:
     tools = ensure_tools(cache, log, source)
     out = tools / BUNDLE
     run(
-        [str(esbuild(cache, log)), "entry.js", "--bundle", "--minify",
+        [str(esbuild_in(tools)), "entry.js", "--bundle", "--minify",
          "--format=iife", "--target=es2020", "--legal-comments=none", f"--outfile={out.name}"],
         log,
         cwd=tools,
