@@ -10,8 +10,11 @@ import traceback
 import numpy as np
 from markupsafe import Markup, escape
 from pygments import highlight
+from pygments.filter import Filter
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
+from pygments.styles import get_style_by_name
+from pygments.token import STANDARD_TYPES, Token
 
 from figurekit import tryit
 from formatting import ARRAY_PRINT
@@ -43,9 +46,11 @@ _DARK_WITHOUT_SCRIPTS = ":root:not([data-scheme]) .code"
 
 
 def _token_rules(style: str, selector: str) -> str:
-    """The theme's rules for the tokens under ``selector``; the backgrounds are the site's."""
+    """The theme's rules for the code under ``selector``: its plain text's colour, if it has
+    one, and its tokens'; the backgrounds are the site's."""
     rules = HtmlFormatter(style=style).get_style_defs(selector).splitlines()
-    return "\n".join(rule for rule in rules if rule.startswith(selector + " ."))
+    plain = f"{selector} {{ color: #{_text_colour(style)} }}"
+    return "\n".join([plain] + [rule for rule in rules if rule.startswith(selector + " .")])
 
 
 def stylesheet() -> str:
@@ -59,6 +64,47 @@ def stylesheet() -> str:
             "}",
         ]
     )
+
+
+def _text_colour(style: str) -> str:
+    """The colour a theme draws plain text in, as hex digits (one that names none: black)."""
+    return get_style_by_name(style).style_for_token(Token.Text)["color"] or "000000"
+
+
+def _drawn(style: str, ttype) -> dict:
+    """How a theme draws tokens of ``ttype``: its colour, the text's if it names none, and the
+    rest of its style (weight, slant, background...)."""
+    look = dict(get_style_by_name(style).style_for_token(ttype))
+    look["color"] = look["color"] or _text_colour(style)
+    return look
+
+
+def _looks_like_text(ttype) -> bool:
+    """Whether both themes draw tokens of ``ttype`` as they draw plain text."""
+    return all(
+        _drawn(style, ttype) == _drawn(style, Token.Text) for style in (CODE_STYLE, DARK_CODE_STYLE)
+    )
+
+
+# The token types both themes draw as plain text (names, punctuation, whitespace): wrapping each
+# in an element of its own changes nothing the reader sees, and a page's code is most of its
+# elements.
+PLAIN = frozenset(ttype for ttype in STANDARD_TYPES if _looks_like_text(ttype))
+
+
+class _PlainAsText(Filter):
+    """Tokens of a PLAIN type, as plain text (which the formatter writes without an element)."""
+
+    def filter(self, lexer, stream):
+        for ttype, value in stream:
+            yield (Token.Text if ttype in PLAIN else ttype), value
+
+
+def highlighted(code: str) -> str:
+    """Python ``code`` as highlighted HTML: a span for each token the themes colour."""
+    lexer = PythonLexer()
+    lexer.add_filter(_PlainAsText())
+    return highlight(code, lexer, _FORMATTER)
 
 
 def runner():
@@ -122,7 +168,7 @@ def cell_html(key: str, code: str, printed: str, label: str = "", solo: bool = F
         f'<div class="snippet" data-cell="{key}" data-cell-label="{label}"'
         f"{' data-cell-solo' if solo else ''}>"
         f'<pre class="code" data-cell-code {focusable(f"Python code of {label}")}>'
-        f"<code>{highlight(code, PythonLexer(), _FORMATTER)}"
+        f"<code>{highlighted(code)}"
         f"</code></pre>"
         f'<div class="cell-bar" hidden>'
         f'<button type="button" data-cell-run aria-describedby="{note}">Run</button>'
@@ -139,7 +185,7 @@ def exercise_html(exercise) -> Markup:
     the page runs after the reader's code."""
     key = f"exercise-{exercise.number}"
     title = f"Exercise {exercise.number} · {escape(exercise.title)}"
-    solution = highlight(exercise.solution, PythonLexer(), _FORMATTER)
+    solution = highlighted(exercise.solution)
     check = json.dumps(exercise.check_source()).replace("</", "<\\/")
     return Markup(
         f'<section class="exercise" data-exercise="{exercise.number}" '
@@ -197,5 +243,5 @@ def failure(code: str, err: Exception) -> str:
 
 def source_view(path) -> Markup:
     """A file's source, highlighted, for a figure's "view source" panel."""
-    code = highlight(path.read_text(), PythonLexer(), _FORMATTER)
+    code = highlighted(path.read_text())
     return Markup(f'<pre class="code" {focusable("Python code")}><code>{code}</code></pre>')

@@ -1,5 +1,5 @@
 """Highlighted code stays readable: every colour in the code stylesheet meets WCAG AA, in both
-colour schemes."""
+colour schemes, and a token drawn as plain text gets no element of its own."""
 
 import re
 from html import unescape
@@ -7,12 +7,14 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pygments import highlight
+from pygments.lexers import PythonLexer
 
 import build
 import pages
 from formatting import DECIMALS
 from sitebuild import hashed
-from sitebuild.snippets import runner, stylesheet
+from sitebuild.snippets import _FORMATTER, highlighted, runner, stylesheet
 from tests.pages.render import unhashed
 
 SITE_CSS = Path(__file__).resolve().parents[2] / "static" / "site.css"
@@ -64,6 +66,39 @@ def token_colours(scheme: str) -> list[tuple[str, str, str | None]]:
         if colour:
             rules.append((token, colour, declaration(body, "background-color")))
     return rules
+
+
+def code_colour(scheme: str) -> str:
+    """The colour of the code's plain text in ``scheme``, from the stylesheet."""
+    rule = rf"^{re.escape(SCHEMES[scheme])} \{{ color: (#[0-9A-Fa-f]{{3,6}}) \}}"
+    found = re.search(rule, stylesheet(), re.M)
+    assert found, f"the stylesheet gives the code no colour of its own in {scheme}"
+    return found.group(1)
+
+
+def drawn(html: str, scheme: str) -> list[tuple[str, tuple]]:
+    """(character, colour) for each character of highlighted code, as the stylesheet colours
+    it in ``scheme``: its token's colour, or the code's own where its token has none."""
+    colours = {token: colour for token, colour, _ in token_colours(scheme)}
+    plain = code_colour(scheme)
+    out = []
+    for token, inside, bare in re.findall(r'<span class="(\w+)">([^<]*)</span>|([^<]+)', html):
+        colour = rgb(colours.get(token, plain))
+        out += [(char, colour) for char in unescape(inside or bare)]
+    return out
+
+
+def test_code_drawn_as_plain_text_looks_the_same_without_its_elements():
+    code = (Path(__file__).resolve().parents[2] / "figures" / "kv_cache.py").read_text()
+    every_token = highlight(code, PythonLexer(), _FORMATTER)
+    fewer = highlighted(code)
+    assert fewer.count("<span") < every_token.count("<span") / 2
+    for scheme in SCHEMES:
+        before, after = drawn(every_token, scheme), drawn(fewer, scheme)
+        assert [c for c, _ in after] == [c for c, _ in before]  # the same code
+        assert [x for x in after if not x[0].isspace()] == [x for x in before if not x[0].isspace()]
+    # Names, punctuation and whitespace are drawn as the code's text in both themes.
+    assert not re.search(r'<span class="(n|p|w)">', fewer)
 
 
 def test_contrast_matches_the_wcag_reference_values():
