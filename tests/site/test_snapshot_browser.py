@@ -23,6 +23,7 @@ from harness.site import BASE, POST1, SECTION33, WITH_FIGURES
 from harness.worker_heap import worker_buffers
 from sitebuild import snapshot
 from tests.site.test_failure_paths_browser import Console, assert_controls
+from tests.sitebuild.test_snapshot import unpack
 
 pytestmark = pytest.mark.browser
 # The site's heap, in parts, each under runtime/snapshots/HASH/.
@@ -66,11 +67,8 @@ def test_a_page_starts_from_its_snapshot_without_loading_a_wheel(live):
 
 def library_sizes(site, snap: dict) -> dict[str, int]:
     """The byte size of each library the heap had loaded, as the files bundle holds it."""
-    bundle = site / snap["files"].removeprefix(BASE)
-    data = zstandard.ZstdDecompressor().decompress(bundle.read_bytes(), max_output_size=2**30)
-    (n,) = struct.unpack_from("<I", data)
-    sizes = {rel: size for rel, _, size in json.loads(data[4 : 4 + n])}
-    return {lib["name"]: sizes[lib["name"].split("site-packages/")[1]] for lib in snap["libs"]}
+    files = unpack((site / snap["files"].removeprefix(BASE)).read_bytes())
+    return {lib["name"]: len(files[lib["name"].split("site-packages/")[1]]) for lib in snap["libs"]}
 
 
 def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live, site):
