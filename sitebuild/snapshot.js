@@ -108,6 +108,7 @@ importlib.invalidate_caches()
 # cells: a cells' worker restores this heap too; deferred: every worker installs it on restore
 from worker import cells, deferred, live
 live.start(figure_ids)
+live.forget_caches()
 site = "${args.sitePackages}"
 files = set()
 for mod in list(sys.modules.values()):

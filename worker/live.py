@@ -17,6 +17,7 @@ changed columns under ``data``.
 """
 
 import json
+import sys
 from collections.abc import Mapping
 from html import escape
 from typing import Any
@@ -39,6 +40,22 @@ def start(figure_ids: list[str]) -> None:
         figure = Figure(figure_id, module(figure_id))
         figure.draw()
         FIGURES[figure_id] = figure
+
+
+# The project's own packages, whose functools caches ``forget_caches`` empties.
+PROJECT = ("attention", "figures", "figurekit", "formatting")
+
+
+def forget_caches() -> None:
+    """Empty every cache the project's modules keep (``functools.lru_cache``), before the build
+    saves the heap: some hold draws of random numbers, which a saved heap cannot compress, and
+    each takes milliseconds to fill again, on the first change or the warm-up (``rehearse``)."""
+    for name, mod in list(sys.modules.items()):
+        if name.split(".")[0] not in PROJECT:
+            continue
+        for value in vars(mod).values():
+            if getattr(value, "__module__", None) == name and hasattr(value, "cache_clear"):
+                value.cache_clear()
 
 
 def has_figure(figure_id: str) -> bool:
