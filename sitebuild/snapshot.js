@@ -91,7 +91,8 @@ async function main() {
   }
   const M = pyodide._module;
   const needed = ["loadDynamicLibrary", "wasmTable", "LDSO", "___libc_calloc", "HEAPU32",
-    "___libc_malloc", "___libc_free", "_malloc_footprint", "_malloc_set_footprint_limit"];
+    "___libc_malloc", "___libc_free", "_malloc_footprint", "_malloc_set_footprint_limit",
+    "___memory_base"];
   for (const name of needed) {
     if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
   }
@@ -127,6 +128,7 @@ json.dumps(sorted(files))
   const meta = {
     pyodide: pyodide.version,
     heapBytes: heap.length,
+    memoryBase: M.___memory_base.value, // where the main module's data segment went
     tableAfterLibs,
     libs,
     imported: JSON.parse(imported),

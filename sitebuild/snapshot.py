@@ -31,7 +31,7 @@ from pathlib import Path
 
 import zstandard
 
-from sitebuild import pins
+from sitebuild import pins, wasm
 from sitebuild.bundle import UNUSED, bundle_files, bundle_recipe, pack
 from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 
@@ -58,6 +58,9 @@ LEVEL = 19
 # a private window's memory cache), and parts of 2 MB stay cached for the next page. One frame
 # rather than a frame per part, since a match may then reach back across a cut.
 PART = 2 << 20
+# How the heap is saved, beside what snapshot.js makes: its static data XORed with the main
+# module's data segment (xor_static). A change here makes every cached heap stale.
+HEAP_FORMAT = 2
 # Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
 KEEP = 12
 
@@ -97,7 +100,14 @@ def inputs_key(runtime: str, figure_ids: list[str]) -> str:
     """What the snapshot depends on: the runtime_digest, the maker, the figures."""
     maker = sha256_file(SCRIPT)
     return short_key(
-        {"runtime": runtime, "maker": maker, "figures": figure_ids, "level": LEVEL, "part": PART}
+        {
+            "runtime": runtime,
+            "maker": maker,
+            "figures": figure_ids,
+            "level": LEVEL,
+            "part": PART,
+            "format": HEAP_FORMAT,
+        }
     )
 
 
@@ -170,10 +180,39 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
                 "meta": str(made),
             }
         )
-        parts = compress_parts(heap.read_bytes())
+        recorded = json.loads(made.read_text())
+        module = (maker.runtime_dir / "pyodide.asm.wasm").read_bytes()
+        static = static_data(module, recorded["memoryBase"])
+        saved = heap.read_bytes()
+        parts = compress_parts(xor_static(saved, module, static) if static else saved)
         write_atomic(state, b"".join(parts))
-        recorded = {**json.loads(made.read_text()), "parts": [len(p) for p in parts]}
+        recorded |= {"static": static, "parts": [len(p) for p in parts]}
         write_atomic(meta, json.dumps(recorded).encode())  # last: is_cached needs both
+
+
+def static_data(module: bytes, memory_base: int) -> dict | None:
+    """Where Pyodide's main module (``module``, pyodide.asm.wasm) keeps the static data it
+    starts its memory with: {"file", "at" (in the file), "bytes", "base" (its address in
+    memory)}; None if its data is not one active segment. ``memory_base`` is where the module
+    was told to put a segment whose offset it reads from a global."""
+    segment = wasm.data_segment(module)
+    if segment is None:
+        return None
+    base = memory_base if segment.offset is None else segment.offset
+    return {"file": "pyodide.asm.wasm", "at": segment.at, "bytes": segment.size, "base": base}
+
+
+def xor_static(snapshot: bytes, module: bytes, static: dict) -> bytes:
+    """``snapshot`` with its heap's static data XORed with the module's data segment, where
+    ``static`` (static_data) says they are; the same call undoes it. The heap changes few of
+    those bytes, so the result is mostly zeros, and the segment ships once, in the module."""
+    start = int.from_bytes(snapshot[4:8], "little") + static["base"]  # the heap's offset: u32[1]
+    end, size = start + static["bytes"], static["bytes"]
+    if end > len(snapshot) or static["at"] + size > len(module):
+        raise ValueError(f"no {size} bytes of static data at {static['base']} in this heap")
+    heap = int.from_bytes(snapshot[start:end], "little")
+    segment = int.from_bytes(module[static["at"] : static["at"] + size], "little")
+    return snapshot[:start] + (heap ^ segment).to_bytes(size, "little") + snapshot[end:]
 
 
 def site_figures(pages: dict[str, list[str]]) -> list[str]:
@@ -326,6 +365,7 @@ def page_config(url: Callable[[str], str], meta: dict) -> dict:
         "libs": meta["libs"],
         "held": meta["held"],
         "tableAfterLibs": meta["tableAfterLibs"],
+        "staticData": meta["static"],
         "packed": [pyodide_file(name) for name in PACKED if name not in LATER],
         "later": [
             *(pyodide_file(name, into=LATER[name]) for name in LATER),

@@ -247,6 +247,25 @@ function restoreOnlyWhatDiffers(M) {
   };
 }
 
+// The heap ships its static data (what Pyodide's WebAssembly starts its memory with, much of
+// it unchanged once Python ran) XORed with those bytes as the WebAssembly holds them, which
+// the worker downloads anyway: mostly zeros, so it costs few bytes. Undo that, in place, once
+// both are unpacked (`where`: {at, bytes, base}, as sitebuild/snapshot.py's static_data says;
+// null if the heap was saved whole). Resolves to the snapshot.
+async function withStaticData(snapshot, module, where) {
+  if (!where) return snapshot;
+  const [saved, wasm] = await Promise.all([snapshot, module]);
+  const { at, bytes, base } = where;
+  const start = new DataView(saved.buffer, saved.byteOffset).getUint32(4, true) + base;
+  if (start + bytes > saved.length || at + bytes > wasm.length) {
+    throw new Error(`the saved state has no ${bytes} bytes of static data at ${base}`);
+  }
+  const heap = saved.subarray(start, start + bytes);
+  const segment = wasm.subarray(at, at + bytes);
+  for (let i = 0; i < bytes; i++) heap[i] ^= segment[i];
+  return saved;
+}
+
 const PAGE = 4096; // bytes: the unit a system backs memory in
 
 // Copy `source` into `target` (Uint8Arrays of one length, a multiple of 4, each on a 4-byte
@@ -305,7 +324,11 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // them until an import it cannot serve, which fetches them first (deferLater, below).
   for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
-  const heap = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
+  const heap = withStaticData(
+    unpack(decoder, joined(parts), snap.stateBytes, "the saved state"),
+    snap.staticData && unpacked.get(indexURL + snap.staticData.file),
+    snap.staticData,
+  );
   heap.then(() => progress(2, "restoring Python, numpy and the figures"), () => {});
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start

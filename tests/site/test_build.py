@@ -175,3 +175,20 @@ def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
         tables = [lib["tableBase"] for lib in snapshot["libs"]]
         assert len(tables) > 10 and tables == sorted(tables)
         assert snapshot["tableAfterLibs"] > tables[-1]
+
+
+def test_the_heap_ships_the_static_data_as_what_python_changed_in_it(site):
+    """The heap's static data is XORed with Pyodide's WebAssembly's data segment, which the
+    worker downloads anyway: most of it unchanged, so mostly zeros; undone, the segment."""
+    snapshot = next(filter(None, map(page_config, html_pages(site))))["snapshot"]
+    where = snapshot["staticData"]
+    frame = b"".join(_local_file(site, url).read_bytes() for url in snapshot["state"])
+    saved = zstandard.ZstdDecompressor().decompress(frame)
+    packed = next(p for p in snapshot["packed"] if p["file"] == where["file"])
+    module = zstandard.ZstdDecompressor().decompress(_local_file(site, packed["url"]).read_bytes())
+    start = int.from_bytes(saved[4:8], "little") + where["base"]
+    shipped = saved[start : start + where["bytes"]]
+    assert shipped.count(0) > 0.9 * len(shipped)
+    segment = module[where["at"] : where["at"] + where["bytes"]]
+    undone = bytes(a ^ b for a, b in zip(shipped, segment, strict=True))
+    assert undone.count(0) < 0.9 * len(undone)  # the data Python starts from, not zeros

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from sitebuild import bundle, pins, snapshot
+from sitebuild import bundle, pins, snapshot, wasm
 from sitebuild import cache as runtime_cache
 
 
@@ -162,9 +162,10 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     assert len(list(cache.iterdir())) == 3  # a new copy for new content; the old one stays cached
     config = snapshot.page_config(lambda rel: f"/base/{rel}", {
         "heapBytes": 1, "filesBytes": 2, "laterFilesBytes": 4, "libs": [], "tableAfterLibs": 3,
-        "packed": sizes, "parts": [5, 6], "held": ["numpy"],
+        "packed": sizes, "parts": [5, 6], "held": ["numpy"], "static": {"base": 8},
     })  # fmt: skip
     assert config["held"] == ["numpy"]
+    assert config["staticData"] == {"base": 8}
     parts = [f"/base/runtime/snapshots/heap-{i}.bin.zst" for i in (0, 1)]
     assert config["state"] == parts
     entry = {name: {"file": name, "url": f"/base/runtime/{name}.zst", "bytes": sizes[name]}
@@ -223,3 +224,37 @@ def test_one_frame_packs_a_heap_smaller_than_a_frame_per_part():
         for at in range(0, len(data), len(data) // 3)
     )
     assert len(b"".join(snapshot.compress_parts(data))) < 0.85 * separately
+
+
+def snapshot_with_static_data(rng: random.Random) -> tuple[bytes, bytes, dict]:
+    """A snapshot in Pyodide's layout (the heap from the offset its header's second u32 gives)
+    whose heap holds a module's data segment at 1024 with a few bytes changed, the module, and
+    where the segment is (static_data)."""
+    segment = rng.randbytes(3000)
+    module = b"\0asm" + rng.randbytes(100) + segment + rng.randbytes(7)
+    heap = bytearray(8192)
+    heap[1024 : 1024 + len(segment)] = segment
+    heap[1500:1504] = b"ran!"  # what Python changed
+    header = struct.pack("<3I", 0x5E1F, 64, 0) + bytes(52)
+    static = {"file": "pyodide.asm.wasm", "at": 104, "bytes": len(segment), "base": 1024}
+    return header + bytes(heap), module, static
+
+
+def test_the_heap_ships_its_static_data_as_what_python_changed_in_it():
+    saved, module, static = snapshot_with_static_data(random.Random(3))
+    shipped = snapshot.xor_static(saved, module, static)
+    region = shipped[64 + 1024 : 64 + 1024 + static["bytes"]]
+    assert region.count(0) >= len(region) - 4  # only what Python changed is left
+    assert shipped[: 64 + 1024] == saved[: 64 + 1024] and shipped[-100:] == saved[-100:]
+    assert snapshot.xor_static(shipped, module, static) == saved  # the worker's undoing
+    with pytest.raises(ValueError, match="no 3000 bytes of static data at 8000"):
+        snapshot.xor_static(saved, module, {**static, "base": 8000})
+
+
+def test_static_data_is_none_for_a_module_with_other_data_segments():
+    passive = wasm.MAGIC + bytes([11, 5, 1, 1, 2]) + b"hi"
+    assert snapshot.static_data(passive, 1024) is None
+    relocatable = wasm.MAGIC + bytes([11, 8, 1, 0, 0x23, 0, 0x0B, 2]) + b"hi"
+    assert snapshot.static_data(relocatable, 1024) == {
+        "file": "pyodide.asm.wasm", "at": 16, "bytes": 2, "base": 1024,
+    }  # fmt: skip

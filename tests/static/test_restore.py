@@ -1,10 +1,15 @@
-"""static/restore.js's copy of the heap into Python's memory, run in Node: only the pages that
-differ are written, and Pyodide is left to read the snapshot's header and metadata."""
+"""static/restore.js's copy of the heap into Python's memory, run in Node: the static data the
+build XORed is put back, only the pages that differ are written, and Pyodide is left to read
+the snapshot's header and metadata."""
 
 import json
+import random
 import shutil
 import subprocess
 from pathlib import Path
+
+from sitebuild import snapshot
+from tests.sitebuild.test_snapshot import snapshot_with_static_data
 
 RESTORE = Path(__file__).parents[2] / "static" / "restore.js"
 
@@ -92,3 +97,21 @@ def test_a_heap_that_does_not_fit_the_memory_is_left_to_pyodide():
         """
     )
     assert seen == [16 + 2 * 4096]
+
+
+def test_the_worker_undoes_the_builds_xor_of_the_static_data():
+    saved, module, static = snapshot_with_static_data(random.Random(5))
+    shipped = snapshot.xor_static(saved, module, static)
+    undone = run(
+        f"""
+        const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
+        const shipped = bytes("{shipped.hex()}");
+        const wasm = bytes("{module.hex()}");
+        withStaticData(Promise.resolve(shipped), Promise.resolve(wasm), {json.dumps(static)})
+          .then((s) => console.log(JSON.stringify(Array.from(s))));
+        """
+    )
+    assert bytes(undone) == saved
+    nothing = run("withStaticData(Promise.resolve(new Uint8Array([7])), undefined, null)"
+                  ".then((s) => console.log(JSON.stringify(Array.from(s))));")  # fmt: skip
+    assert nothing == [7]  # a heap saved whole is given as it is
