@@ -64,6 +64,19 @@ async function loadLibraries(M, names) {
   return libs;
 }
 
+// Python imports an extension module through C's dlopen, which reads the library's file into
+// memory for JavaScript to load (JavaScript finds it loaded already, by loadLibraries) and,
+// in a build without threads, never frees that copy: 7 MB of numpy's libraries that the heap
+// would hold. Emscripten's record of each library keeps it at offsets 28 (where) and 32
+// (bytes); free them.
+function freeLibraryFiles(M) {
+  for (const handle of Object.keys(M.LDSO.loadedLibsByHandle).map(Number)) {
+    const copy = M.HEAPU32[(handle + 28) >> 2];
+    if (copy) M._free(copy);
+    M.HEAPU32.fill(0, (handle + 28) >> 2, (handle + 36) >> 2);
+  }
+}
+
 // Freed memory still holds what was there (mostly the objects Python built and dropped while
 // importing): allocate every free block malloc has, without growing the heap, fill it with
 // zeros and free it again, so that the saved heap compresses better. Python's own free lists
@@ -92,7 +105,7 @@ async function main() {
   const M = pyodide._module;
   const needed = ["loadDynamicLibrary", "wasmTable", "LDSO", "___libc_calloc", "HEAPU32",
     "___libc_malloc", "___libc_free", "_malloc_footprint", "_malloc_set_footprint_limit",
-    "___memory_base"];
+    "___memory_base", "_free"];
   for (const name of needed) {
     if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
   }
@@ -122,6 +135,7 @@ json.dumps(sorted(files))
 `);
   // Pyodide's list of loaded packages must be empty in a snapshot; nothing was loaded through it.
   for (const key of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[key];
+  freeLibraryFiles(M);
   zeroFreeMemory(M);
   const heap = pyodide.makeMemorySnapshot({ serializer: serializeJs });
   fs.writeFileSync(args.out, heap);
