@@ -59,8 +59,11 @@ LEVEL = 19
 # rather than a frame per part, since a match may then reach back across a cut.
 PART = 2 << 20
 # How the heap is saved, beside what snapshot.js makes: its static data XORed with the main
-# module's data segment (xor_static). A change here makes every cached heap stale.
-HEAP_FORMAT = 2
+# module's data segment (xor_static), then its pages of zeros left out (packed). A change here
+# makes every cached heap stale.
+HEAP_FORMAT = 3
+# Bytes: the pages `packed` keeps or leaves out; a WebAssembly memory is a whole number of them.
+PAGE = 4096
 # Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
 KEEP = 12
 
@@ -184,9 +187,11 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
         module = (maker.runtime_dir / "pyodide.asm.wasm").read_bytes()
         static = static_data(module, recorded["memoryBase"])
         saved = heap.read_bytes()
-        parts = compress_parts(xor_static(saved, module, static) if static else saved)
+        shipped = packed(xor_static(saved, module, static) if static else saved)
+        parts = compress_parts(shipped)
         write_atomic(state, b"".join(parts))
-        recorded |= {"static": static, "parts": [len(p) for p in parts]}
+        parts_sizes = [len(p) for p in parts]
+        recorded |= {"static": static, "parts": parts_sizes, "packedBytes": len(shipped)}
         write_atomic(meta, json.dumps(recorded).encode())  # last: is_cached needs both
 
 
@@ -213,6 +218,41 @@ def xor_static(snapshot: bytes, module: bytes, static: dict) -> bytes:
     heap = int.from_bytes(snapshot[start:end], "little")
     segment = int.from_bytes(module[static["at"] : static["at"] + size], "little")
     return snapshot[:start] + (heap ^ segment).to_bytes(size, "little") + snapshot[end:]
+
+
+def packed(snapshot: bytes) -> bytes:
+    """``snapshot`` without its heap's pages of zeros: its header and metadata (up to the
+    heap's offset, which the header's second u32 gives), one bit per page of the heap (bit i of
+    byte i // 8 set if page i is kept), then the pages kept. Half the heap is zeros, which a
+    worker need not unpack: a new buffer holds them already."""
+    start = int.from_bytes(snapshot[4:8], "little")
+    if (len(snapshot) - start) % PAGE:
+        raise ValueError(f"a heap of {len(snapshot) - start} bytes is not whole {PAGE}-byte pages")
+    zero = bytes(PAGE)
+    pages = [snapshot[at : at + PAGE] for at in range(start, len(snapshot), PAGE)]
+    kept = [page != zero for page in pages]
+    bits = bytes(
+        sum(1 << bit for bit, keep in enumerate(kept[at : at + 8]) if keep)
+        for at in range(0, len(kept), 8)
+    )
+    pages = [page for page, keep in zip(pages, kept, strict=True) if keep]
+    return snapshot[:start] + bits + b"".join(pages)
+
+
+def unpacked(shipped: bytes, size: int) -> bytes:
+    """The snapshot of ``size`` bytes that ``packed`` made ``shipped`` from."""
+    start = int.from_bytes(shipped[4:8], "little")
+    count = (size - start) // PAGE
+    bits, at = shipped[start : start + (count + 7) // 8], start + (count + 7) // 8
+    out = bytearray(size)
+    out[:start] = shipped[:start]
+    for page in range(count):
+        if bits[page // 8] >> (page % 8) & 1:
+            out[start + page * PAGE : start + (page + 1) * PAGE] = shipped[at : at + PAGE]
+            at += PAGE
+    if at != len(shipped):
+        raise ValueError(f"{len(shipped) - at} bytes are left after the heap's pages")
+    return bytes(out)
 
 
 def site_figures(pages: dict[str, list[str]]) -> list[str]:
@@ -359,7 +399,8 @@ def page_config(url: Callable[[str], str], meta: dict) -> dict:
     return {
         "decoder": url(f"runtime/{DECODER}"),
         "state": [url(f"runtime/{FOLDER}/{HEAP.format(i)}") for i in range(len(meta["parts"]))],
-        "stateBytes": meta["heapBytes"],
+        "stateBytes": meta["packedBytes"],  # what the heap's frame unpacks to
+        "snapshotBytes": meta["heapBytes"],  # the snapshot Pyodide restores, unpacked whole
         "files": url(f"runtime/{FILES}"),
         "filesBytes": meta["filesBytes"],
         "libs": meta["libs"],

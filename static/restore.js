@@ -247,6 +247,30 @@ function restoreOnlyWhatDiffers(M) {
   };
 }
 
+// The snapshot as sitebuild/snapshot.py's `packed` shipped it, `size` bytes again: its header
+// and metadata, one bit per page of the heap (bit i of byte i >> 3: page i follows), then
+// those pages. The pages left out were zeros, which a new buffer holds without the system
+// backing them, so unpacking half the heap is all the decoding there is.
+function unpackedSnapshot(packed, size) {
+  const start = new DataView(packed.buffer, packed.byteOffset).getUint32(4, true);
+  const count = (size - start) / PAGE;
+  const fails = () => new Error(`the saved state does not unpack to ${size} bytes`);
+  if (!Number.isInteger(count) || count < 0) throw fails();
+  const bits = packed.subarray(start, start + Math.ceil(count / 8));
+  const snapshot = new Uint8Array(size);
+  snapshot.set(packed.subarray(0, start));
+  let from = start + bits.length;
+  for (let page = 0; page < count; page++) {
+    if (bits[page >> 3] & (1 << (page & 7))) {
+      snapshot.set(packed.subarray(from, from + PAGE), start + page * PAGE);
+      from += PAGE;
+    }
+  }
+  if (from !== packed.length) throw fails();
+  letGo(packed);
+  return snapshot;
+}
+
 // The heap ships its static data (what Pyodide's WebAssembly starts its memory with, much of
 // it unchanged once Python ran) XORed with those bytes as the WebAssembly holds them, which
 // the worker downloads anyway: mostly zeros, so it costs few bytes. Undo that, in place, once
@@ -324,8 +348,9 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // them until an import it cannot serve, which fetches them first (deferLater, below).
   for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
+  const shipped = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
   const heap = withStaticData(
-    unpack(decoder, joined(parts), snap.stateBytes, "the saved state"),
+    shipped.then((packed) => unpackedSnapshot(packed, snap.snapshotBytes)),
     snap.staticData && unpacked.get(indexURL + snap.staticData.file),
     snap.staticData,
   );

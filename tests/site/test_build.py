@@ -13,6 +13,7 @@ import zstandard
 import build
 import pages
 from sitebuild import pagescript
+from sitebuild.snapshot import unpacked
 from tests.site.conftest import BASE
 from tests.sitebuild.test_snapshot import unpack
 
@@ -185,7 +186,7 @@ def shipped_heap(site: Path) -> tuple[dict, bytes, bytes]:
     packed = next(p for p in snapshot["packed"] if p["file"] == "pyodide.asm.wasm")
     module = _local_file(site, packed["url"]).read_bytes()
     unzstd = zstandard.ZstdDecompressor().decompress
-    return snapshot, unzstd(frame), unzstd(module)
+    return snapshot, unpacked(unzstd(frame), snapshot["snapshotBytes"]), unzstd(module)
 
 
 def test_the_heap_ships_the_static_data_as_what_python_changed_in_it(site):

@@ -163,6 +163,7 @@ def test_pyodides_large_files_ship_packed_beside_themselves(tmp_path):
     config = snapshot.page_config(lambda rel: f"/base/{rel}", {
         "heapBytes": 1, "filesBytes": 2, "laterFilesBytes": 4, "libs": [], "tableAfterLibs": 3,
         "packed": sizes, "parts": [5, 6], "held": ["numpy"], "static": {"base": 8},
+        "packedBytes": 7,
     })  # fmt: skip
     assert config["held"] == ["numpy"]
     assert config["staticData"] == {"base": 8}
@@ -258,3 +259,18 @@ def test_static_data_is_none_for_a_module_with_other_data_segments():
     assert snapshot.static_data(relocatable, 1024) == {
         "file": "pyodide.asm.wasm", "at": 16, "bytes": 2, "base": 1024,
     }  # fmt: skip
+
+
+def test_the_heap_ships_without_its_pages_of_zeros():
+    saved, _, _ = snapshot_with_static_data(random.Random(4))
+    heap = bytearray(saved) + bytes(6 * snapshot.PAGE)  # eight pages in all
+    heap[64 + 5 * snapshot.PAGE + 7] = 9  # page 5 of the heap, otherwise zeros, is kept
+    shipped = snapshot.packed(bytes(heap))
+    assert shipped[:64] == heap[:64]  # Pyodide's header and metadata, as they were
+    assert shipped[64] == 0b00100001  # a bit per page: pages 0 (the static data) and 5 kept
+    assert len(shipped) == 64 + 1 + 2 * snapshot.PAGE
+    assert snapshot.unpacked(shipped, len(heap)) == heap
+    with pytest.raises(ValueError, match="bytes are left after the heap's pages"):
+        snapshot.unpacked(shipped + b"x", len(heap))
+    with pytest.raises(ValueError, match="not whole 4096-byte pages"):
+        snapshot.packed(bytes(heap) + b"x")

@@ -19,7 +19,7 @@ HARNESS = """
 const vm = require("vm");
 const fs = require("fs");
 const context = vm.createContext({ WebAssembly, DataView, Int32Array, Uint8Array, Uint32Array,
-  TextDecoder, TextEncoder, JSON, Math, console });
+  TextDecoder, TextEncoder, JSON, Math, console, structuredClone });
 vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), context);
 vm.runInContext(process.argv[2], context);
 """
@@ -115,3 +115,22 @@ def test_the_worker_undoes_the_builds_xor_of_the_static_data():
     nothing = run("withStaticData(Promise.resolve(new Uint8Array([7])), undefined, null)"
                   ".then((s) => console.log(JSON.stringify(Array.from(s))));")  # fmt: skip
     assert nothing == [7]  # a heap saved whole is given as it is
+
+
+def test_the_worker_unpacks_the_heap_the_build_packed():
+    saved, module, static = snapshot_with_static_data(random.Random(6))
+    shipped = snapshot.packed(snapshot.xor_static(saved, module, static))
+    assert len(shipped) < len(saved)  # the heap's second page, zeros, is left out
+    undone = run(
+        f"""
+        const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
+        const whole = unpackedSnapshot(bytes("{shipped.hex()}"), {len(saved)});
+        let cut = "";
+        try {{ unpackedSnapshot(bytes("{shipped.hex()}00"), {len(saved)}); }}
+        catch (err) {{ cut = err.message; }}
+        withStaticData(Promise.resolve(whole), Promise.resolve(bytes("{module.hex()}")),
+          {json.dumps(static)}).then((s) => console.log(JSON.stringify([Array.from(s), cut])));
+        """
+    )
+    assert bytes(undone[0]) == saved
+    assert undone[1] == f"the saved state does not unpack to {len(saved)} bytes"
