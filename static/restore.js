@@ -229,7 +229,7 @@ async function withUnpacked(unpacked, run) {
 }
 
 // Pyodide restores the heap by copying all of it into Python's new memory, which makes the
-// system back every page of it, where a page never written takes no memory; a fifth of the
+// system back every page of it, where a page never written takes no memory; half the
 // heap is pages of zeros. So the copy writes only the pages that differ from what the memory
 // holds (zeros, or what the libraries' relinking wrote). Pyodide's snapshot is a header and
 // metadata, then the heap from the offset the header's second u32 gives: Pyodide reads the
