@@ -31,7 +31,7 @@ from pathlib import Path
 
 import zstandard
 
-from sitebuild import pins, wasm
+from sitebuild import heap, pins
 from sitebuild.bundle import UNUSED, bundle_files, bundle_recipe, pack
 from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 
@@ -58,12 +58,6 @@ LEVEL = 19
 # a private window's memory cache), and parts of 2 MB stay cached for the next page. One frame
 # rather than a frame per part, since a match may then reach back across a cut.
 PART = 2 << 20
-# How the heap is saved, beside what snapshot.js makes: its static data XORed with the main
-# module's data segment (xor_static), then its pages of zeros left out (packed). A change here
-# makes every cached heap stale.
-HEAP_FORMAT = 3
-# Bytes: the pages `packed` keeps or leaves out; a WebAssembly memory is a whole number of them.
-PAGE = 4096
 # Cached snapshots kept (the most recently used): a few builds' worth for a few base URLs.
 KEEP = 12
 
@@ -109,7 +103,7 @@ def inputs_key(runtime: str, figure_ids: list[str]) -> str:
             "figures": figure_ids,
             "level": LEVEL,
             "part": PART,
-            "format": HEAP_FORMAT,
+            "format": heap.FORMAT,
         }
     )
 
@@ -171,7 +165,7 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
     """Run the maker for these figures; put the compressed heap and its metadata in the cache."""
     state, meta = cache_entry(maker.cache, key)
     with tempfile.TemporaryDirectory(prefix="making-", dir=maker.cache) as tmp:
-        heap, made = Path(tmp) / "heap", Path(tmp) / "meta.json"
+        made_heap, made = Path(tmp) / "heap", Path(tmp) / "meta.json"
         run_maker(
             {
                 "runtime": str(maker.runtime_dir.resolve()),
@@ -179,80 +173,20 @@ def make_heap(maker: Maker, figures: list[str], key: str) -> None:
                 "sitePackages": pins.PYODIDE_SITE_PACKAGES,
                 "figures": figures,
                 "pyodide": maker.pyodide_version,
-                "out": str(heap),
+                "out": str(made_heap),
                 "meta": str(made),
             }
         )
         recorded = json.loads(made.read_text())
         module = (maker.runtime_dir / "pyodide.asm.wasm").read_bytes()
-        static = static_data(module, recorded["memoryBase"])
-        saved = heap.read_bytes()
-        shipped = packed(xor_static(saved, module, static) if static else saved)
+        static = heap.static_data(module, recorded["memoryBase"])
+        saved = made_heap.read_bytes()
+        shipped = heap.packed(heap.xor_static(saved, module, static) if static else saved)
         parts = compress_parts(shipped)
         write_atomic(state, b"".join(parts))
         parts_sizes = [len(p) for p in parts]
         recorded |= {"static": static, "parts": parts_sizes, "packedBytes": len(shipped)}
         write_atomic(meta, json.dumps(recorded).encode())  # last: is_cached needs both
-
-
-def static_data(module: bytes, memory_base: int) -> dict | None:
-    """Where Pyodide's main module (``module``, pyodide.asm.wasm) keeps the static data it
-    starts its memory with: {"file", "at" (in the file), "bytes", "base" (its address in
-    memory)}; None if its data is not one active segment. ``memory_base`` is where the module
-    was told to put a segment whose offset it reads from a global."""
-    segment = wasm.data_segment(module)
-    if segment is None:
-        return None
-    base = memory_base if segment.offset is None else segment.offset
-    return {"file": "pyodide.asm.wasm", "at": segment.at, "bytes": segment.size, "base": base}
-
-
-def xor_static(snapshot: bytes, module: bytes, static: dict) -> bytes:
-    """``snapshot`` with its heap's static data XORed with the module's data segment, where
-    ``static`` (static_data) says they are; the same call undoes it. The heap changes few of
-    those bytes, so the result is mostly zeros, and the segment ships once, in the module."""
-    start = int.from_bytes(snapshot[4:8], "little") + static["base"]  # the heap's offset: u32[1]
-    end, size = start + static["bytes"], static["bytes"]
-    if end > len(snapshot) or static["at"] + size > len(module):
-        raise ValueError(f"no {size} bytes of static data at {static['base']} in this heap")
-    heap = int.from_bytes(snapshot[start:end], "little")
-    segment = int.from_bytes(module[static["at"] : static["at"] + size], "little")
-    return snapshot[:start] + (heap ^ segment).to_bytes(size, "little") + snapshot[end:]
-
-
-def packed(snapshot: bytes) -> bytes:
-    """``snapshot`` without its heap's pages of zeros: its header and metadata (up to the
-    heap's offset, which the header's second u32 gives), one bit per page of the heap (bit i of
-    byte i // 8 set if page i is kept), then the pages kept. Half the heap is zeros, which a
-    worker need not unpack: a new buffer holds them already."""
-    start = int.from_bytes(snapshot[4:8], "little")
-    if (len(snapshot) - start) % PAGE:
-        raise ValueError(f"a heap of {len(snapshot) - start} bytes is not whole {PAGE}-byte pages")
-    zero = bytes(PAGE)
-    pages = [snapshot[at : at + PAGE] for at in range(start, len(snapshot), PAGE)]
-    kept = [page != zero for page in pages]
-    bits = bytes(
-        sum(1 << bit for bit, keep in enumerate(kept[at : at + 8]) if keep)
-        for at in range(0, len(kept), 8)
-    )
-    pages = [page for page, keep in zip(pages, kept, strict=True) if keep]
-    return snapshot[:start] + bits + b"".join(pages)
-
-
-def unpacked(shipped: bytes, size: int) -> bytes:
-    """The snapshot of ``size`` bytes that ``packed`` made ``shipped`` from."""
-    start = int.from_bytes(shipped[4:8], "little")
-    count = (size - start) // PAGE
-    bits, at = shipped[start : start + (count + 7) // 8], start + (count + 7) // 8
-    out = bytearray(size)
-    out[:start] = shipped[:start]
-    for page in range(count):
-        if bits[page // 8] >> (page % 8) & 1:
-            out[start + page * PAGE : start + (page + 1) * PAGE] = shipped[at : at + PAGE]
-            at += PAGE
-    if at != len(shipped):
-        raise ValueError(f"{len(shipped) - at} bytes are left after the heap's pages")
-    return bytes(out)
 
 
 def site_figures(pages: dict[str, list[str]]) -> list[str]:

@@ -3,7 +3,7 @@
 Pyodide's main module starts its memory with one data segment, CPython's static data (4.6 MB),
 and a saved heap holds that same region, mostly unchanged, after Python ran. The worker has
 the module's bytes anyway, so the heap ships that region XORed with the segment, which is
-mostly zeros (sitebuild/snapshot.py's ``xor_static``; static/restore.js undoes it).
+mostly zeros (sitebuild/heap.py's ``xor_static``; static/restore.js undoes it).
 The module format: https://webassembly.github.io/spec/core/binary/modules.html
 """
 

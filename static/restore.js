@@ -228,6 +228,11 @@ async function withUnpacked(unpacked, run) {
   }
 }
 
+// Where the heap starts in a Pyodide snapshot (a Uint8Array): its header's second u32.
+function heapOffset(snapshot) {
+  return new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true);
+}
+
 // Pyodide restores the heap by copying all of it into Python's new memory, which makes the
 // system back every page of it, where a page never written takes no memory; half the
 // heap is pages of zeros. So the copy writes only the pages that differ from what the memory
@@ -237,7 +242,7 @@ async function withUnpacked(unpacked, run) {
 function restoreOnlyWhatDiffers(M) {
   const restore = M.API.restoreSnapshot;
   M.API.restoreSnapshot = (snapshot) => {
-    const start = new DataView(snapshot.buffer, snapshot.byteOffset).getUint32(4, true);
+    const start = heapOffset(snapshot);
     const heap = snapshot.subarray(start);
     const aligned = (snapshot.byteOffset + start) % 4 === 0 && start % 4 === 0;
     if (!aligned || heap.length !== M.HEAPU8.length) return restore(snapshot);
@@ -247,12 +252,12 @@ function restoreOnlyWhatDiffers(M) {
   };
 }
 
-// The snapshot as sitebuild/snapshot.py's `packed` shipped it, `size` bytes again: its header
+// The snapshot as sitebuild/heap.py's `packed` shipped it, `size` bytes again: its header
 // and metadata, one bit per page of the heap (bit i of byte i >> 3: page i follows), then
 // those pages. The pages left out were zeros, which a new buffer holds without the system
 // backing them, so unpacking half the heap is all the decoding there is.
 function unpackedSnapshot(packed, size) {
-  const start = new DataView(packed.buffer, packed.byteOffset).getUint32(4, true);
+  const start = heapOffset(packed);
   const count = (size - start) / PAGE;
   const fails = () => new Error(`the saved state does not unpack to ${size} bytes`);
   if (!Number.isInteger(count) || count < 0) throw fails();
@@ -274,13 +279,13 @@ function unpackedSnapshot(packed, size) {
 // The heap ships its static data (what Pyodide's WebAssembly starts its memory with, much of
 // it unchanged once Python ran) XORed with those bytes as the WebAssembly holds them, which
 // the worker downloads anyway: mostly zeros, so it costs few bytes. Undo that, in place, once
-// both are unpacked (`where`: {at, bytes, base}, as sitebuild/snapshot.py's static_data says;
+// both are unpacked (`where`: {at, bytes, base}, as sitebuild/heap.py's static_data says;
 // null if the heap was saved whole). Resolves to the snapshot.
 async function withStaticData(snapshot, module, where) {
   if (!where) return snapshot;
   const [saved, wasm] = await Promise.all([snapshot, module]);
   const { at, bytes, base } = where;
-  const start = new DataView(saved.buffer, saved.byteOffset).getUint32(4, true) + base;
+  const start = heapOffset(saved) + base;
   if (start + bytes > saved.length || at + bytes > wasm.length) {
     throw new Error(`the saved state has no ${bytes} bytes of static data at ${base}`);
   }

@@ -13,7 +13,7 @@ import zstandard
 import build
 import pages
 from sitebuild import pagescript
-from sitebuild.snapshot import unpacked
+from sitebuild.heap import heap_offset, unpacked
 from tests.site.conftest import BASE
 from tests.sitebuild.test_snapshot import unpack
 
@@ -194,7 +194,7 @@ def test_the_heap_ships_the_static_data_as_what_python_changed_in_it(site):
     worker downloads anyway: most of it unchanged, so mostly zeros; undone, the segment."""
     snapshot, saved, module = shipped_heap(site)
     where = snapshot["staticData"]
-    start = int.from_bytes(saved[4:8], "little") + where["base"]
+    start = heap_offset(saved) + where["base"]
     shipped = saved[start : start + where["bytes"]]
     assert shipped.count(0) > 0.9 * len(shipped)
     segment = module[where["at"] : where["at"] + where["bytes"]]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import zstandard
 
-from sitebuild import bundle, pins, snapshot, wasm
+from sitebuild import bundle, pins, snapshot
 from sitebuild import cache as runtime_cache
 
 
@@ -225,52 +225,3 @@ def test_one_frame_packs_a_heap_smaller_than_a_frame_per_part():
         for at in range(0, len(data), len(data) // 3)
     )
     assert len(b"".join(snapshot.compress_parts(data))) < 0.85 * separately
-
-
-def snapshot_with_static_data(rng: random.Random) -> tuple[bytes, bytes, dict]:
-    """A snapshot in Pyodide's layout (the heap from the offset its header's second u32 gives)
-    whose heap holds a module's data segment at 1024 with a few bytes changed, the module, and
-    where the segment is (static_data)."""
-    segment = rng.randbytes(3000)
-    module = b"\0asm" + rng.randbytes(100) + segment + rng.randbytes(7)
-    heap = bytearray(8192)
-    heap[1024 : 1024 + len(segment)] = segment
-    heap[1500:1504] = b"ran!"  # what Python changed
-    header = struct.pack("<3I", 0x5E1F, 64, 0) + bytes(52)
-    static = {"file": "pyodide.asm.wasm", "at": 104, "bytes": len(segment), "base": 1024}
-    return header + bytes(heap), module, static
-
-
-def test_the_heap_ships_its_static_data_as_what_python_changed_in_it():
-    saved, module, static = snapshot_with_static_data(random.Random(3))
-    shipped = snapshot.xor_static(saved, module, static)
-    region = shipped[64 + 1024 : 64 + 1024 + static["bytes"]]
-    assert region.count(0) >= len(region) - 4  # only what Python changed is left
-    assert shipped[: 64 + 1024] == saved[: 64 + 1024] and shipped[-100:] == saved[-100:]
-    assert snapshot.xor_static(shipped, module, static) == saved  # the worker's undoing
-    with pytest.raises(ValueError, match="no 3000 bytes of static data at 8000"):
-        snapshot.xor_static(saved, module, {**static, "base": 8000})
-
-
-def test_static_data_is_none_for_a_module_with_other_data_segments():
-    passive = wasm.MAGIC + bytes([11, 5, 1, 1, 2]) + b"hi"
-    assert snapshot.static_data(passive, 1024) is None
-    relocatable = wasm.MAGIC + bytes([11, 8, 1, 0, 0x23, 0, 0x0B, 2]) + b"hi"
-    assert snapshot.static_data(relocatable, 1024) == {
-        "file": "pyodide.asm.wasm", "at": 16, "bytes": 2, "base": 1024,
-    }  # fmt: skip
-
-
-def test_the_heap_ships_without_its_pages_of_zeros():
-    saved, _, _ = snapshot_with_static_data(random.Random(4))
-    heap = bytearray(saved) + bytes(6 * snapshot.PAGE)  # eight pages in all
-    heap[64 + 5 * snapshot.PAGE + 7] = 9  # page 5 of the heap, otherwise zeros, is kept
-    shipped = snapshot.packed(bytes(heap))
-    assert shipped[:64] == heap[:64]  # Pyodide's header and metadata, as they were
-    assert shipped[64] == 0b00100001  # a bit per page: pages 0 (the static data) and 5 kept
-    assert len(shipped) == 64 + 1 + 2 * snapshot.PAGE
-    assert snapshot.unpacked(shipped, len(heap)) == heap
-    with pytest.raises(ValueError, match="bytes are left after the heap's pages"):
-        snapshot.unpacked(shipped + b"x", len(heap))
-    with pytest.raises(ValueError, match="not whole 4096-byte pages"):
-        snapshot.packed(bytes(heap) + b"x")

@@ -8,8 +8,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from sitebuild import snapshot
-from tests.sitebuild.test_snapshot import snapshot_with_static_data
+from sitebuild import heap
+from tests.sitebuild.test_heap import snapshot_with_static_data
 
 RESTORE = Path(__file__).parents[2] / "static" / "restore.js"
 
@@ -21,6 +21,9 @@ const fs = require("fs");
 const context = vm.createContext({ WebAssembly, DataView, Int32Array, Uint8Array, Uint32Array,
   TextDecoder, TextEncoder, JSON, Math, console, structuredClone });
 vm.runInContext(fs.readFileSync(process.argv[1], "utf8"), context);
+// The test's bytes come as hex.
+vm.runInContext("const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16))",
+  context);
 vm.runInContext(process.argv[2], context);
 """
 
@@ -101,10 +104,9 @@ def test_a_heap_that_does_not_fit_the_memory_is_left_to_pyodide():
 
 def test_the_worker_undoes_the_builds_xor_of_the_static_data():
     saved, module, static = snapshot_with_static_data(random.Random(5))
-    shipped = snapshot.xor_static(saved, module, static)
+    shipped = heap.xor_static(saved, module, static)
     undone = run(
         f"""
-        const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
         const shipped = bytes("{shipped.hex()}");
         const wasm = bytes("{module.hex()}");
         withStaticData(Promise.resolve(shipped), Promise.resolve(wasm), {json.dumps(static)})
@@ -119,11 +121,10 @@ def test_the_worker_undoes_the_builds_xor_of_the_static_data():
 
 def test_the_worker_unpacks_the_heap_the_build_packed():
     saved, module, static = snapshot_with_static_data(random.Random(6))
-    shipped = snapshot.packed(snapshot.xor_static(saved, module, static))
+    shipped = heap.packed(heap.xor_static(saved, module, static))
     assert len(shipped) < len(saved)  # the heap's second page, zeros, is left out
     undone = run(
         f"""
-        const bytes = (hex) => Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
         const whole = unpackedSnapshot(bytes("{shipped.hex()}"), {len(saved)});
         let cut = "";
         try {{ unpackedSnapshot(bytes("{shipped.hex()}00"), {len(saved)}); }}
