@@ -18,7 +18,7 @@ changed columns under ``data``.
 
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from html import escape
 from typing import Any
 
@@ -46,16 +46,21 @@ def start(figure_ids: list[str]) -> None:
 PROJECT = ("attention", "figures", "figurekit", "formatting")
 
 
-def forget_caches() -> None:
-    """Empty every cache the project's modules keep (``functools.lru_cache``), before the build
-    saves the heap: some hold draws of random numbers, which a saved heap cannot compress, and
-    each takes milliseconds to fill again, on the first change or the warm-up (``rehearse``)."""
+def project_caches() -> Iterator[Callable]:
+    """Every function the project's modules cache (``functools.lru_cache``)."""
     for name, mod in list(sys.modules.items()):
-        if name.split(".")[0] not in PROJECT:
-            continue
-        for value in vars(mod).values():
-            if getattr(value, "__module__", None) == name and hasattr(value, "cache_clear"):
-                value.cache_clear()
+        if name.split(".")[0] in PROJECT:
+            for value in vars(mod).values():
+                if getattr(value, "__module__", None) == name and hasattr(value, "cache_clear"):
+                    yield value
+
+
+def forget_caches() -> None:
+    """Empty every cache the project's modules keep, before the build saves the heap: some hold
+    draws of random numbers, which a saved heap cannot compress, and each takes milliseconds to
+    fill again, on the first change or the warm-up (``rehearse``)."""
+    for cached in project_caches():
+        cached.cache_clear()
 
 
 def has_figure(figure_id: str) -> bool:

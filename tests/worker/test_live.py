@@ -4,7 +4,6 @@ for that state, for every figure and the states the fuzzing reaches."""
 
 import json
 import re
-import sys
 
 import numpy as np
 import pytest
@@ -201,13 +200,7 @@ def test_the_heap_is_saved_with_the_projects_caches_empty_and_they_fill_again_al
     """The build empties the project's caches before it saves the heap (some hold random draws,
     which do not compress): a change after that answers as it did with them full."""
     live.start(list(figures.REGISTRY))
-    caches = [
-        value
-        for name, mod in sys.modules.items()
-        if name.split(".")[0] in live.PROJECT
-        for value in vars(mod).values()
-        if getattr(value, "__module__", None) == name and hasattr(value, "cache_info")
-    ]
+    caches = list(live.project_caches())
     assert sum(c.cache_info().currsize for c in caches) >= 10  # the figures filled them
     full = {}
     for fid in ("divisor", "dropout"):
