@@ -6,6 +6,7 @@ tile the running maximum m, the running sum ℓ and the partial output o are wha
 Beside the toy, what the T x T matrix would take at a real length, against the tiled state.
 """
 
+from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -84,10 +85,17 @@ def position(state: State) -> int | None:
     return row(state) if state.causal else None
 
 
-def steps(state: State) -> list[TileStep]:
+def steps(state: State) -> tuple[TileStep, ...]:
     """The running state after each tile, for the state's query row."""
+    return _steps(row(state), state.tile, state.causal)
+
+
+# Drawing one state reads the steps a dozen times (readouts, plots, sliders): kept for the
+# last few states, so a change computes them once.
+@lru_cache(maxsize=8)
+def _steps(i: int, tile: int, causal: bool) -> tuple[TileStep, ...]:
     Q, K, V = EXAMPLE
-    return online_row(Q[row(state)], K, V, state.tile, state.causal, position(state))[1]
+    return tuple(online_row(Q[i], K, V, tile, causal, i if causal else None)[1])
 
 
 def seen(state: State) -> int:
