@@ -39,7 +39,7 @@ async function unpack(decoder, response, size, what) {
   }
 }
 
-// Write the bundle of files the heap does not hold (see sitebuild/snapshot.py for its layout)
+// Write the bundle of files the heap does not hold (see sitebuild/bundle.py's pack for its layout)
 // under Pyodide's site-packages directory (with its trailing slash).
 function writeFiles(FS, bundle, sitePackages) {
   const n = new DataView(bundle.buffer, bundle.byteOffset).getUint32(0, true);
@@ -234,86 +234,110 @@ function heapOffset(snapshot) {
 }
 
 // Pyodide restores the heap by copying all of it into Python's new memory, which makes the
-// system back every page of it, where a page never written takes no memory; half the
-// heap is pages of zeros. So the copy writes only the pages that differ from what the memory
-// holds (zeros, or what the libraries' relinking wrote). Pyodide's snapshot is a header and
-// metadata, then the heap from the offset the header's second u32 gives: Pyodide reads the
-// part before that offset, the heap is copied here, and anything unexpected copies it whole.
-function restoreOnlyWhatDiffers(M) {
+// system back every page of it, where a page never written takes no memory. So Pyodide is
+// given the snapshot's header and metadata alone (`headerOnly`), and the heap is written here
+// from the form the build shipped it in (`writeShippedHeap`). Pyodide's snapshot is a header
+// and metadata, then the heap from the offset the header's second u32 gives: Pyodide reads the
+// part before that offset. `shipped` is the heap as sitebuild/heap.py packed it; `staticData`
+// is null, or the bytes its static data was XORed with and where they go (`staticSegment`);
+// `size` the whole snapshot's bytes.
+function restoreFromShipped(M, shipped, size, staticData) {
   const restore = M.API.restoreSnapshot;
   M.API.restoreSnapshot = (snapshot) => {
-    const start = heapOffset(snapshot);
-    const heap = snapshot.subarray(start);
-    const aligned = (snapshot.byteOffset + start) % 4 === 0 && start % 4 === 0;
-    if (!aligned || heap.length !== M.HEAPU8.length) return restore(snapshot);
-    const metadata = restore(snapshot.subarray(0, start));
-    writeChangedPages(heap, M.HEAPU8);
+    const metadata = restore(snapshot.subarray(0, heapOffset(snapshot)));
+    const heap = size - heapOffset(shipped);
+    if (heap !== M.HEAPU8.length) {
+      throw new Error(`the saved heap is ${heap} bytes, Python's memory ${M.HEAPU8.length}`);
+    }
+    writeShippedHeap(shipped, M.HEAPU8, staticData);
     return metadata;
   };
 }
 
-// The snapshot as sitebuild/heap.py's `packed` shipped it, `size` bytes again: its header
-// and metadata, one bit per page of the heap (bit i of byte i >> 3: page i follows), then
-// those pages. The pages left out were zeros, which a new buffer holds without the system
-// backing them, so unpacking half the heap is all the decoding there is.
-function unpackedSnapshot(packed, size) {
-  const start = heapOffset(packed);
-  const count = (size - start) / PAGE;
-  const fails = () => new Error(`the saved state does not unpack to ${size} bytes`);
-  if (!Number.isInteger(count) || count < 0) throw fails();
-  const bits = packed.subarray(start, start + Math.ceil(count / 8));
+// What Pyodide is given to restore: `size` bytes, as many as the whole snapshot, for it sizes
+// Python's memory by them, but only the header and metadata of `shipped` written; the rest is
+// zeros that the system does not back.
+function headerOnly(shipped, size) {
   const snapshot = new Uint8Array(size);
-  snapshot.set(packed.subarray(0, start));
-  let from = start + bits.length;
-  for (let page = 0; page < count; page++) {
-    if (bits[page >> 3] & (1 << (page & 7))) {
-      snapshot.set(packed.subarray(from, from + PAGE), start + page * PAGE);
-      from += PAGE;
-    }
-  }
-  if (from !== packed.length) throw fails();
-  letGo(packed);
+  snapshot.set(shipped.subarray(0, heapOffset(shipped)));
   return snapshot;
 }
 
 // The heap ships its static data (what Pyodide's WebAssembly starts its memory with, much of
 // it unchanged once Python ran) XORed with those bytes as the WebAssembly holds them, which
-// the worker downloads anyway: mostly zeros, so it costs few bytes. Undo that, in place, once
-// both are unpacked (`where`: {at, bytes, base}, as sitebuild/heap.py's static_data says;
-// null if the heap was saved whole). Resolves to the snapshot.
-async function withStaticData(snapshot, module, where) {
-  if (!where) return snapshot;
-  const [saved, wasm] = await Promise.all([snapshot, module]);
+// the worker downloads anyway: mostly zeros, so it costs few bytes. `where` ({at, bytes, base},
+// as sitebuild/heap.py's static_data says; null if the heap was saved whole) says where they
+// lie in `wasm` and in the heap. -> {segment, base}, or null.
+function staticSegment(wasm, where) {
+  if (!where) return null;
   const { at, bytes, base } = where;
-  const start = heapOffset(saved) + base;
-  if (start + bytes > saved.length || at + bytes > wasm.length) {
-    throw new Error(`the saved state has no ${bytes} bytes of static data at ${base}`);
+  if (at + bytes > wasm.length) {
+    throw new Error(`the WebAssembly has no ${bytes} bytes of static data at ${at}`);
   }
-  const heap = saved.subarray(start, start + bytes);
-  const segment = wasm.subarray(at, at + bytes);
-  for (let i = 0; i < bytes; i++) heap[i] ^= segment[i];
-  return saved;
+  return { segment: wasm.subarray(at, at + bytes), base };
 }
 
 const PAGE = 4096; // bytes: the unit a system backs memory in
 
-// Copy `source` into `target` (Uint8Arrays of one length, a multiple of 4, each on a 4-byte
-// boundary), writing only the pages that differ. Returns how many it wrote.
-function writeChangedPages(source, target) {
-  const from = new Int32Array(source.buffer, source.byteOffset, source.length / 4);
-  const to = new Int32Array(target.buffer, target.byteOffset, target.length / 4);
-  const words = PAGE / 4;
+// Write into `target` (Python's memory) the heap that `shipped` packs: after its header and
+// metadata, one bit per page of the heap (bit i of byte i >> 3: page i follows), then those
+// pages; a page left out was zeros. Where `staticData` lies, each page is XORed with it back.
+// Only the pages that differ from what `target` holds (zeros, the static data, what the
+// libraries' relinking wrote) are written. Returns how many were.
+function writeShippedHeap(shipped, target, staticData) {
+  const start = heapOffset(shipped);
+  const count = target.length / PAGE;
+  const fails = (why) => new Error(`the saved state does not fit Python's memory: ${why}`);
+  if (!Number.isInteger(count)) throw fails(`${target.length} bytes are not whole pages`);
+  const { segment, base } = staticData ?? { segment: EMPTY, base: 0 };
+  if (base + segment.length > target.length) throw fails(`no static data at ${base}`);
+  const bits = shipped.subarray(start, start + Math.ceil(count / 8));
+  const page = new Uint8Array(PAGE);
+  const words = new Int32Array(page.buffer);
+  const memory = new Int32Array(target.buffer, target.byteOffset, count * (PAGE / 4));
+  let from = start + bits.length;
   let written = 0;
-  for (let page = 0; page < from.length; page += words) {
-    const end = Math.min(page + words, from.length);
-    let word = page;
-    while (word < end && from[word] === to[word]) word++;
-    if (word < end) {
-      to.set(from.subarray(page, end), page);
+  for (let p = 0; p < count; p++) {
+    const at = p * PAGE;
+    const a = Math.max(at, base);
+    const b = Math.min(at + PAGE, base + segment.length);
+    const here = bits[p >> 3] & (1 << (p & 7));
+    if (!here && a >= b) {
+      // zeros: only a page that holds something now is written
+      if (!allZero(memory, at / 4)) {
+        target.fill(0, at, at + PAGE);
+        written++;
+      }
+      continue;
+    }
+    if (here) {
+      if (from + PAGE > shipped.length) throw fails(`it is cut short at page ${p}`);
+      page.set(shipped.subarray(from, from + PAGE));
+      from += PAGE;
+      for (let i = a; i < b; i++) page[i - at] ^= segment[i - base];
+    } else {
+      page.fill(0); // the static data unchanged, XORed to zeros
+      page.set(segment.subarray(a - base, b - base), a - at);
+    }
+    if (differs(words, memory, at / 4)) {
+      target.set(page, at);
       written++;
     }
   }
+  if (from !== shipped.length) throw fails(`${shipped.length - from} bytes are left over`);
   return written;
+}
+
+// Whether the page of `memory` (an Int32Array) from word `at` is zeros.
+function allZero(memory, at) {
+  for (let i = at; i < at + PAGE / 4; i++) if (memory[i] !== 0) return false;
+  return true;
+}
+
+// Whether `words` (a page, as an Int32Array) differs from `memory`'s page from word `at`.
+function differs(words, memory, at) {
+  for (let i = 0; i < words.length; i++) if (words[i] !== memory[at + i]) return true;
+  return false;
 }
 
 // Free the memory of `bytes` (a Uint8Array over a buffer of its own) now, whoever still holds
@@ -354,18 +378,16 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
   const shipped = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
-  const heap = withStaticData(
-    shipped.then((packed) => unpackedSnapshot(packed, snap.snapshotBytes)),
-    snap.staticData && unpacked.get(indexURL + snap.staticData.file),
-    snap.staticData,
-  );
+  const heap = shipped.then((s) => headerOnly(s, snap.snapshotBytes)); // what Pyodide is given
   heap.then(() => progress(2, "restoring Python, numpy and the figures"), () => {});
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start
   // has failed of another cause, must not surface as an unhandled rejection.
   [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
   const relinked = beforeRestore(async (M) => {
-    restoreOnlyWhatDiffers(M);
+    const wasm = snap.staticData && (await unpacked.get(indexURL + snap.staticData.file));
+    const statics = staticSegment(wasm, snap.staticData);
+    restoreFromShipped(M, await shipped, snap.snapshotBytes, statics);
     writeFiles(M.FS, await files, config.sitePackages); // copies them
     letGo(await files);
     await relink(M, snap);
@@ -386,6 +408,7 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // What was unpacked is in Python's memory and file system now, and the WebAssembly compiled;
   // Pyodide keeps the heap it was given for good (its config holds the promise).
   letGo(await heap);
+  letGo(await shipped);
   for (const p of packed) letGo(await unpacked.get(indexURL + p.file));
   deferLater(pyodide, await decoder, snap.later);
   // The heap holds these packages (numpy, the project): loading one again for a cell's import

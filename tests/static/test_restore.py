@@ -1,15 +1,15 @@
-"""static/restore.js's copy of the heap into Python's memory, run in Node: the static data the
-build XORed is put back, only the pages that differ are written, and Pyodide is left to read
-the snapshot's header and metadata."""
+"""static/restore.js's writing of the heap into Python's memory, run in Node: from the form the
+build shipped it in (its pages of zeros left out, its static data XORed), only the pages that
+differ from the memory written, and Pyodide left to read the snapshot's header and metadata."""
 
 import json
 import random
 import shutil
+import struct
 import subprocess
 from pathlib import Path
 
 from sitebuild import heap
-from tests.sitebuild.test_heap import snapshot_with_static_data
 
 RESTORE = Path(__file__).parents[2] / "static" / "restore.js"
 
@@ -36,102 +36,135 @@ def run(lines: str):
     return json.loads(done.stdout)
 
 
-def test_only_the_pages_that_differ_are_written():
-    written, same, pages = run(
-        """
-        const n = 8 * PAGE;
-        const source = new Uint8Array(n);
-        const target = new Uint8Array(n);
-        source[0] = 1;                    // page 0: differs at its first byte
-        source[3 * PAGE + PAGE - 1] = 7;  // page 3: differs at its last byte
-        source[5 * PAGE + 9] = 2;         // page 5: the same in both
-        target[5 * PAGE + 9] = 2;
-        target[6 * PAGE] = 4;             // page 6: zero in the source, not in the target
-        const written = writeChangedPages(source, target);
-        console.log(JSON.stringify([written, source.every((b, i) => b === target[i]),
-          [0, 1, 3, 6].map((p) => target.subarray(p * PAGE, (p + 1) * PAGE).some((b) => b))]));
+PAGE = heap.PAGE
+START = 64  # where the test snapshots' heap starts: their header and metadata before it
+STATIC = {"file": "pyodide.asm.wasm", "at": 104, "bytes": 6000, "base": 1024}
+
+
+def saved_heap(rng: random.Random) -> tuple[bytes, bytes]:
+    """A snapshot in Pyodide's layout whose heap of six pages holds a module's data segment
+    from 1024 (pages 0 and 1; Python changed page 0's part), data on pages 2 and 5, zeros on
+    pages 3 and 4; and the module."""
+    segment = rng.randbytes(STATIC["bytes"])
+    module = b"\0asm" + rng.randbytes(100) + segment + rng.randbytes(7)
+    memory = bytearray(6 * PAGE)
+    memory[1024 : 1024 + len(segment)] = segment
+    memory[1500:1504] = b"ran!"
+    memory[2 * PAGE : 3 * PAGE] = rng.randbytes(PAGE)
+    memory[5 * PAGE + 9] = 1
+    meta = b'{"figures": 22}'
+    header = struct.pack("<3I", 0x5E1F, START, len(meta)) + bytes(36) + meta
+    return header.ljust(START, b"\0") + bytes(memory), module
+
+
+def shipped_form(saved: bytes, module: bytes) -> bytes:
+    """The heap as the build ships it: its static data XORed, its pages of zeros left out."""
+    return heap.packed(heap.xor_static(saved, module, STATIC))
+
+
+def test_the_heap_is_written_from_its_shipped_form_where_the_memory_differs():
+    saved, module = saved_heap(random.Random(5))
+    shipped = shipped_form(saved, module)
+    # Pages 1 (static, unchanged), 3 and 4 are left out; a byte of bits says which.
+    assert len(shipped) == len(saved) - 3 * PAGE + 1
+    written, same = run(
+        f"""
+        const shipped = bytes("{shipped.hex()}");
+        const wasm = bytes("{module.hex()}");
+        const statics = staticSegment(wasm, {json.dumps(STATIC)});
+        // Python's new memory: the WebAssembly's data segment in place, and what relinking
+        // the libraries wrote: page 2 as the heap has it, page 3 where the heap has zeros.
+        const saved = bytes("{saved.hex()}").subarray({START});
+        const memory = new Uint8Array(6 * PAGE);
+        memory.set(statics.segment, 1024);
+        memory.set(saved.subarray(2 * PAGE, 3 * PAGE), 2 * PAGE);
+        memory[3 * PAGE + 7] = 3;
+        const written = writeShippedHeap(shipped, memory, statics);
+        // And into a memory of zeros, without the data segment: every page with data is.
+        const zeros = new Uint8Array(6 * PAGE);
+        const again = writeShippedHeap(shipped, zeros, statics);
+        const same = [memory, zeros].map((m) => m.every((b, i) => b === saved[i]));
+        console.log(JSON.stringify([[written, again], same]));
         """
     )
-    assert written == 3  # pages 0, 3 and 6; not the zero pages 1, 2, 4, 7, nor page 5
-    assert same
-    assert pages == [True, False, True, False]
+    assert same == [True, True]
+    assert written == [3, 4]  # pages 0, 3 (zeroed) and 5; then 0, 1, 2 and 5
 
 
-def test_pyodide_reads_the_header_and_the_heap_is_copied_here():
+def test_pyodide_reads_the_header_and_the_heap_is_written_here():
+    saved, module = saved_heap(random.Random(6))
+    shipped = shipped_form(saved, module)
     answer = run(
-        """
-        // Pyodide's layout: a u32 magic, the heap's offset, the metadata's length; the metadata
-        // from byte 48; the heap from the offset.
-        const meta = new TextEncoder().encode('{"figures": 22}');
-        const start = 64;
-        const heap = new Uint8Array(4 * PAGE).map((_, i) => (i % 3 ? 0 : i % 251));
-        const snapshot = new Uint8Array(start + heap.length);
-        new Uint32Array(snapshot.buffer, 0, 3).set([0x5e1f, start, meta.length]);
-        snapshot.set(meta, 48);
-        snapshot.set(heap, start);
-        const M = { HEAPU8: new Uint8Array(heap.length), API: {} };
+        f"""
+        const shipped = bytes("{shipped.hex()}");
+        const statics = staticSegment(bytes("{module.hex()}"), {json.dumps(STATIC)});
+        const given = headerOnly(shipped, {len(saved)});
+        const M = {{ HEAPU8: new Uint8Array(6 * PAGE), API: {{}} }};
         const seen = [];
-        M.API.restoreSnapshot = (t) => {
+        M.API.restoreSnapshot = (t) => {{
           const words = new Uint32Array(t.buffer, t.byteOffset, t.byteLength / 4);
           seen.push(t.length);
           M.HEAPU8.set(t.subarray(words[1]));
           return JSON.parse(new TextDecoder().decode(t.subarray(48, 48 + words[2])));
-        };
-        restoreOnlyWhatDiffers(M);
-        const metadata = M.API.restoreSnapshot(snapshot);
-        const same = heap.every((b, i) => b === M.HEAPU8[i]);
-        console.log(JSON.stringify({ metadata, seen, same }));
+        }};
+        restoreFromShipped(M, shipped, {len(saved)}, statics);
+        const metadata = M.API.restoreSnapshot(given);
+        const saved = bytes("{saved.hex()}");
+        const header = given.subarray(0, {START}).every((b, i) => b === saved[i]);
+        const same = M.HEAPU8.every((b, i) => b === saved[{START} + i]);
+        console.log(JSON.stringify({{ metadata, seen, given: given.length, header, same }}));
         """
     )
-    assert answer == {"metadata": {"figures": 22}, "seen": [64], "same": True}
+    assert answer == {
+        "metadata": {"figures": 22},
+        "seen": [START],  # Pyodide read the header and metadata alone
+        "given": len(saved),  # sized as the whole snapshot, which Pyodide sizes the memory by
+        "header": True,
+        "same": True,
+    }
 
 
-def test_a_heap_that_does_not_fit_the_memory_is_left_to_pyodide():
-    seen = run(
-        """
-        const snapshot = new Uint8Array(16 + 2 * PAGE);
-        new Uint32Array(snapshot.buffer, 0, 2).set([0, 16]);
-        const M = { HEAPU8: new Uint8Array(3 * PAGE), API: {} };
-        const seen = [];
-        M.API.restoreSnapshot = (t) => seen.push(t.length);
-        restoreOnlyWhatDiffers(M);
-        M.API.restoreSnapshot(snapshot);
-        console.log(JSON.stringify(seen));
-        """
-    )
-    assert seen == [16 + 2 * 4096]
-
-
-def test_the_worker_undoes_the_builds_xor_of_the_static_data():
-    saved, module, static = snapshot_with_static_data(random.Random(5))
-    shipped = heap.xor_static(saved, module, static)
-    undone = run(
+def test_a_shipped_heap_that_does_not_fit_is_refused_with_why():
+    saved, module = saved_heap(random.Random(7))
+    shipped = shipped_form(saved, module)
+    errors = run(
         f"""
         const shipped = bytes("{shipped.hex()}");
-        const wasm = bytes("{module.hex()}");
-        withStaticData(Promise.resolve(shipped), Promise.resolve(wasm), {json.dumps(static)})
-          .then((s) => console.log(JSON.stringify(Array.from(s))));
+        const statics = staticSegment(bytes("{module.hex()}"), {json.dumps(STATIC)});
+        const errors = [];
+        const refuse = (f) => {{
+          try {{ f(); errors.push(null); }} catch (e) {{ errors.push(e.message); }}
+        }};
+        const M = {{ HEAPU8: new Uint8Array(7 * PAGE), API: {{ restoreSnapshot: () => ({{}}) }} }};
+        restoreFromShipped(M, shipped, {len(saved)}, statics);
+        refuse(() => M.API.restoreSnapshot(headerOnly(shipped, {len(saved)})));
+        const longer = new Uint8Array(shipped.length + 1);
+        longer.set(shipped);
+        refuse(() => writeShippedHeap(longer, new Uint8Array(6 * PAGE), statics));
+        refuse(() => writeShippedHeap(shipped.subarray(0, shipped.length - 9),
+          new Uint8Array(6 * PAGE), statics));
+        refuse(() => staticSegment(new Uint8Array(5000), {json.dumps(STATIC)}));
+        console.log(JSON.stringify(errors));
         """
     )
-    assert bytes(undone) == saved
-    nothing = run("withStaticData(Promise.resolve(new Uint8Array([7])), undefined, null)"
-                  ".then((s) => console.log(JSON.stringify(Array.from(s))));")  # fmt: skip
-    assert nothing == [7]  # a heap saved whole is given as it is
+    fits = "the saved state does not fit Python's memory"
+    assert errors == [
+        f"the saved heap is {6 * PAGE} bytes, Python's memory {7 * PAGE}",
+        f"{fits}: 1 bytes are left over",
+        f"{fits}: it is cut short at page 5",
+        "the WebAssembly has no 6000 bytes of static data at 104",
+    ]
 
 
-def test_the_worker_unpacks_the_heap_the_build_packed():
-    saved, module, static = snapshot_with_static_data(random.Random(6))
-    shipped = heap.packed(heap.xor_static(saved, module, static))
-    assert len(shipped) < len(saved)  # the heap's second page, zeros, is left out
-    undone = run(
+def test_a_heap_saved_whole_is_written_as_it_is():
+    saved, _ = saved_heap(random.Random(8))
+    same = run(
         f"""
-        const whole = unpackedSnapshot(bytes("{shipped.hex()}"), {len(saved)});
-        let cut = "";
-        try {{ unpackedSnapshot(bytes("{shipped.hex()}00"), {len(saved)}); }}
-        catch (err) {{ cut = err.message; }}
-        withStaticData(Promise.resolve(whole), Promise.resolve(bytes("{module.hex()}")),
-          {json.dumps(static)}).then((s) => console.log(JSON.stringify([Array.from(s), cut])));
+        const saved = bytes("{heap.packed(saved).hex()}");
+        const memory = new Uint8Array(6 * PAGE);
+        writeShippedHeap(saved, memory, staticSegment(undefined, null));
+        const whole = bytes("{saved.hex()}").subarray({START});
+        console.log(JSON.stringify(memory.every((b, i) => b === whole[i])));
         """
     )
-    assert bytes(undone[0]) == saved
-    assert undone[1] == f"the saved state does not unpack to {len(saved)} bytes"
+    assert same is True
