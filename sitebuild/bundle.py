@@ -37,6 +37,16 @@ def package_of(rel: str) -> str | None:
     return first if "/" in rel else first.split(".", 1)[0]
 
 
+def distributes(dist_info: Path, packages: set[str]) -> bool:
+    """Whether the distribution whose metadata folder is ``dist_info`` installed any of these
+    import names (its RECORD lists every file it installed)."""
+    record = dist_info / "RECORD"
+    if not record.is_file():
+        return False
+    names = {package_of(line.split(",", 1)[0]) for line in record.read_text().splitlines()}
+    return bool(names & packages)
+
+
 def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str, bytes]:
     """The files a restored page may still open, by path under site-packages.
 
@@ -44,7 +54,9 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
     packages (PAGE_CODE), and every package no page imported at all (``packages`` are those
     some page did): a wheel that only Panel's other panes or HTTP from Python would need
     (Markdown, bleach, requests...) is never opened, since moving a control imports no
-    package that building the figures did not (tests/figures/test_imports.py). A module with
+    package that building the figures did not (tests/figures/test_imports.py); nor does its
+    metadata (``NAME.dist-info``: its file list alone may be larger than the modules that ship
+    of a package some page did import). A module with
     bytecode ships as that bytecode alone, moved from ``__pycache__/NAME.cpython-312.pyc`` to
     ``NAME.pyc`` beside where its source was, which Python imports without a source.
     """
@@ -54,7 +66,10 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
         package = package_of(rel)
         if rel in imported or UNUSED.search(rel) or package in PAGE_CODE:
             continue
-        if package not in {None, *packages}:
+        if package is None:
+            if not distributes(tree / rel.split("/", 1)[0], {*packages, *PAGE_CODE}):
+                continue
+        elif package not in packages:
             continue
         if rel.endswith(".py"):
             folder, _, name = rel.rpartition("/")

@@ -51,6 +51,10 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
             "unused/__init__.py": b"a package no page imported",
             "lonely.py": b"a module no page imported",
             "unused-1.0.dist-info/METADATA": b"Name: unused",
+            "unused-1.0.dist-info/RECORD": b"unused/__init__.py,,\nunused-1.0.dist-info/RECORD,,\n",
+            "pkg-2.0.dist-info/METADATA": b"Name: pkg",
+            "pkg-2.0.dist-info/RECORD": b"pkg/__init__.py,,\npkg-2.0.dist-info/RECORD,,\n",
+            "norecord-1.0.dist-info/METADATA": b"Name: norecord",
             # The project's own code: another page's figure, a core module no page imported.
             "figures/__pycache__/cost.cpython-312.pyc": b"another page's figure",
             "figures/cost.py": b"its source",
@@ -65,7 +69,9 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
         "pkg/style.css": b"css",
         "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
         "plain.py": b"no bytecode",
-        "unused-1.0.dist-info/METADATA": b"Name: unused",  # metadata is kept, and small
+        # The metadata of a distribution some page imported; not of one no page did.
+        "pkg-2.0.dist-info/METADATA": b"Name: pkg",
+        "pkg-2.0.dist-info/RECORD": b"pkg/__init__.py,,\npkg-2.0.dist-info/RECORD,,\n",
     }
     # Of those, the worker fetches the modules only with the first import its heap lacks.
     later = {rel for rel in kept if snapshot.only_imports_open(rel)}
