@@ -31,8 +31,8 @@ from pathlib import Path
 
 import zstandard
 
-from sitebuild import heap, pins
-from sitebuild.bundle import UNUSED, bundle_files, bundle_recipe, pack
+from sitebuild import bundle, heap, pins
+from sitebuild.bundle import bundle_files, bundle_recipe, pack
 from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
 
 SCRIPT = Path(__file__).with_name("snapshot.js")
@@ -244,15 +244,15 @@ def make(
         now = {rel: data for rel, data in files.items() if rel not in later}
         write_atomic(bundles[LATER_FILES], compress(pack(later)))
         write_atomic(bundles[FILES], compress(pack(now)))
-    for name, bundle in bundles.items():
-        shutil.copy(bundle, runtime_dir / name)
-        bundle.touch()
+    for name, frame in bundles.items():
+        shutil.copy(frame, runtime_dir / name)
+        frame.touch()
     packed = packed_copies(runtime_dir, cache)
     prune(cache)
     if unpacked:
         shutil.rmtree(maker.site_packages)
     log_sizes(runtime_dir, log)
-    sizes = {name: frame_size(bundle) for name, bundle in bundles.items()}
+    sizes = {name: frame_size(frame) for name, frame in bundles.items()}
     return {
         **meta,
         "held": held_packages(runtime_dir, packages),
@@ -311,10 +311,11 @@ def prune(cache: Path, keep: int = KEEP) -> None:
 
 
 def bundle_key(runtime: str, common: list[str], packages: list[str]) -> str:
-    """What the files bundle depends on: the runtime, its recipe and how files are chosen."""
+    """What the files bundle depends on: the runtime, its recipe and how files are chosen
+    (sitebuild/bundle.py, whole)."""
     return short_key(
         {"runtime": runtime, "common": common, "packages": packages,
-         "unused": UNUSED.pattern, "level": LEVEL}
+         "chooser": sha256_file(Path(bundle.__file__)), "level": LEVEL}
     )  # fmt: skip
 
 
