@@ -143,28 +143,33 @@ function keepingIdentityOfLibraries() {
   return () => Object.assign(WebAssembly, { Instance, instantiate });
 }
 
-// Pyodide's main module, instantiated by `instantiateWasm`: its exports keep their slots
-// before Emscripten reads them. The module keeps this function for good, so it is made here,
-// where it closes over nothing of the start (whose downloads it would keep).
-function keepingIdentityOfMain(instantiateWasm) {
-  return (imports, received) =>
-    instantiateWasm(imports, (instance, module) => {
-      keepIdentity(instance, imports);
-      return received(instance, module);
-    });
+// Pyodide's main module, instantiated from `compiled` (a promised WebAssembly.Module) in place
+// of Pyodide's own instantiateWasm; its exports keep their slots before Emscripten reads them.
+// A failure goes to `fail`. The module keeps this function for good, so it is made here, where
+// it closes over nothing of the start (whose downloads it would keep).
+function instantiatingMain(compiled, fail) {
+  return (imports, received) => {
+    compiled
+      .then(async (module) => {
+        const instance = await WebAssembly.instantiate(module, imports);
+        keepIdentity(instance, imports);
+        received(instance, module);
+      })
+      .catch(fail);
+    return {}; // Emscripten's sign that the instance comes later, through `received`
+  };
 }
 
-// Add a step to the next module Pyodide creates, run once its WebAssembly instance exists and
-// before Pyodide restores the heap into it. Returns a promise that rejects if the step fails.
-function beforeRestore(hook) {
+// Have the next module Pyodide creates instantiate its WebAssembly from `compiled`, and add a
+// step to it, run once that instance exists and before Pyodide restores the heap into it.
+// Returns a promise that rejects if either fails.
+function beforeRestore(compiled, hook) {
   const create = self._createPyodideModule;
   return new Promise((_, reject) => {
     self._createPyodideModule = (settings) => {
       self._createPyodideModule = create;
       if (!Array.isArray(settings.preRun)) throw new Error("Pyodide's settings have no preRun");
-      if (settings.instantiateWasm) {
-        settings.instantiateWasm = keepingIdentityOfMain(settings.instantiateWasm);
-      }
+      settings.instantiateWasm = instantiatingMain(compiled, reject);
       settings.preRun.push(async (M) => {
         M.addRunDependency("relink");
         try {
@@ -209,11 +214,11 @@ function deferLater(pyodide, decoder, later) {
 }
 
 // Pyodide fetches its WebAssembly and its standard library itself: while it starts, answer
-// those requests with the bytes in `unpacked` (url -> promise of the bytes).
-async function withUnpacked(unpacked, run) {
+// those requests with the bytes in `answers` (url -> promise of the bytes).
+async function withAnswers(answers, run) {
   const fetch = self.fetch;
   self.fetch = (url, init) => {
-    const bytes = unpacked.get(String(url));
+    const bytes = answers.get(String(url));
     if (!bytes) return fetch(url, init);
     const type = String(url).endsWith(".wasm") ? "application/wasm" : "application/zip";
     // A file that could not be unpacked fails the start through startFromSnapshot's race;
@@ -373,9 +378,15 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   const unpacked = new Map(
     packed.map((p) => [indexURL + p.file, unpack(decoder, p.download, p.bytes, p.file)]),
   );
+  // Pyodide would compile its WebAssembly only once it has the heap (it awaits the heap before
+  // it creates its module): compiled here as soon as it is unpacked, it compiles while the heap
+  // still unpacks, and Pyodide's own request for it is answered with nothing.
+  const wasmURL = indexURL + "pyodide.asm.wasm";
+  const main = unpacked.get(wasmURL).then((bytes) => WebAssembly.compile(bytes));
+  const answers = new Map([...unpacked, [wasmURL, Promise.resolve(EMPTY)]]);
   // Pyodide writes what it fetches for these into its file system; the heap needs none of
   // them until an import it cannot serve, which fetches them first (deferLater, below).
-  for (const later of snap.later) unpacked.set(indexURL + later.file, Promise.resolve(EMPTY));
+  for (const later of snap.later) answers.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
   const shipped = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
   const heap = shipped.then((s) => headerOnly(s, snap.snapshotBytes)); // what Pyodide is given
@@ -383,8 +394,8 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start
   // has failed of another cause, must not surface as an unhandled rejection.
-  [...unpacked.values(), files].forEach((u) => u.catch(() => {}));
-  const relinked = beforeRestore(async (M) => {
+  [...unpacked.values(), main, files].forEach((u) => u.catch(() => {}));
+  const relinked = beforeRestore(main, async (M) => {
     const wasm = snap.staticData && (await unpacked.get(indexURL + snap.staticData.file));
     const statics = staticSegment(wasm, snap.staticData);
     restoreFromShipped(M, await shipped, snap.snapshotBytes, statics);
@@ -392,8 +403,7 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
     letGo(await files);
     await relink(M, snap);
   });
-  // Pyodide asks for its WebAssembly at once and waits for the heap to create it.
-  const pyodide = await withUnpacked(unpacked, () =>
+  const pyodide = await withAnswers(answers, () =>
     Promise.race([
       loadPyodide({
         indexURL,
@@ -402,7 +412,7 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
       }),
       wasmFailure(),
       relinked,
-      Promise.all(unpacked.values()).then(() => new Promise(() => {})), // rejects on a failure
+      Promise.all([...unpacked.values(), main]).then(() => new Promise(() => {})), // or fails
     ]),
   );
   // What was unpacked is in Python's memory and file system now, and the WebAssembly compiled;
