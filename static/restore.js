@@ -39,16 +39,57 @@ async function unpack(decoder, response, size, what) {
   }
 }
 
-// Write the bundle of files the heap does not hold (see sitebuild/bundle.py's pack for its layout)
-// under Pyodide's site-packages directory (with its trailing slash).
-function writeFiles(FS, bundle, sitePackages) {
+// The files of a bundle (see sitebuild/bundle.py's pack for its layout): [path, bytes] each,
+// the path under site-packages.
+function bundleEntries(bundle) {
   const n = new DataView(bundle.buffer, bundle.byteOffset).getUint32(0, true);
   const index = JSON.parse(new TextDecoder().decode(bundle.subarray(4, 4 + n)));
   const start = 4 + n;
-  for (const [rel, offset, size] of index) {
+  return index.map(([rel, at, size]) => [rel, bundle.subarray(start + at, start + at + size)]);
+}
+
+// Write the bundle of files the heap does not hold under Pyodide's site-packages directory
+// (with its trailing slash).
+function writeFiles(FS, bundle, sitePackages) {
+  for (const [rel, bytes] of bundleEntries(bundle)) {
     const path = sitePackages + rel;
     FS.mkdirTree(path.slice(0, path.lastIndexOf("/")));
-    FS.writeFile(path, bundle.subarray(start + offset, start + offset + size));
+    FS.writeFile(path, bytes);
+  }
+}
+
+// numpy's libraries compiled from the bundle, all at once and as soon as it is unpacked, while
+// the heap still unpacks (the relinking would compile them one by one, after it):
+// path -> {size, module: promise of the WebAssembly.Module}.
+function compileLibraries(bundle, libs, sitePackages) {
+  const wanted = new Set(libs.map((lib) => lib.name));
+  const compiled = new Map();
+  for (const [rel, bytes] of bundleEntries(bundle)) {
+    const path = sitePackages + rel;
+    if (!wanted.has(path)) continue;
+    const module = WebAssembly.compile(bytes); // copies them
+    module.catch(() => {}); // a failure is reported when the library is loaded
+    compiled.set(path, { size: bytes.length, module });
+  }
+  return compiled;
+}
+
+// Run `load`, in which Emscripten instantiates one library from its bytes: from `compiled`
+// ({size, module}, from compileLibraries) instead, if its bytes are that many.
+async function withCompiled(compiled, load) {
+  const { instantiate } = WebAssembly;
+  if (compiled) {
+    WebAssembly.instantiate = async (source, imports) => {
+      if (source.byteLength !== compiled.size) return instantiate(source, imports);
+      WebAssembly.instantiate = instantiate;
+      const module = await compiled.module;
+      return { module, instance: await instantiate(module, imports) };
+    };
+  }
+  try {
+    return await load();
+  } finally {
+    WebAssembly.instantiate = instantiate;
   }
 }
 
@@ -56,14 +97,15 @@ function writeFiles(FS, bundle, sitePackages) {
 // the memory and table bases found in a library's handle record (offsets 8, 12, 20), so each
 // one is loaded through a scratch record holding the saved bases. Runs before the heap is
 // restored, which then overwrites the scratch record and whatever the libraries initialised.
-async function relink(M, snap) {
+// `compiled`: the libraries compiled already (compileLibraries).
+async function relink(M, snap, compiled) {
   if (M.wasmTable.length > snap.libs[0].tableBase) {
     throw new Error("this browser's function table does not leave the libraries' slots free");
   }
   const handle = M.HEAPU8.length - 64;
   const restoreInstantiation = keepingIdentityOfLibraries();
   try {
-    await loadLibraries(M, snap, handle);
+    await loadLibraries(M, snap, handle, compiled);
   } finally {
     restoreInstantiation();
   }
@@ -75,14 +117,16 @@ async function relink(M, snap) {
   for (const lib of snap.libs) M.FS.truncate(lib.name, 0);
 }
 
-async function loadLibraries(M, snap, handle) {
+async function loadLibraries(M, snap, handle, compiled) {
   for (const lib of snap.libs) {
     M.HEAPU8.fill(0, handle, handle + 64);
     M.HEAPU8[handle + 8] = 1;
     M.HEAPU32[(handle + 12) >> 2] = lib.memoryBase;
     M.HEAPU32[(handle + 20) >> 2] = lib.tableBase;
     const flags = { loadAsync: true, nodelete: true, allowUndefined: true, global: false, fs: M.FS };
-    await M.loadDynamicLibrary(lib.name, flags, {}, handle);
+    await withCompiled(compiled.get(lib.name), () =>
+      M.loadDynamicLibrary(lib.name, flags, {}, handle),
+    );
     delete M.LDSO.loadedLibsByHandle[handle];
     const name = lib.name.slice(lib.name.lastIndexOf("/") + 1);
     M.LDSO.loadedLibsByName[name] ||= M.LDSO.loadedLibsByName[lib.name];
@@ -388,20 +432,22 @@ async function restoreSnapshot(config, untilPrerenderVisible) {
   // them until an import it cannot serve, which fetches them first (deferLater, below).
   for (const later of snap.later) answers.set(indexURL + later.file, Promise.resolve(EMPTY));
   const files = unpack(decoder, bundle, snap.filesBytes, "the files bundle");
+  const libraries = files.then((f) => compileLibraries(f, snap.libs, config.sitePackages));
   const shipped = unpack(decoder, joined(parts), snap.stateBytes, "the saved state");
   const heap = shipped.then((s) => headerOnly(s, snap.snapshotBytes)); // what Pyodide is given
   heap.then(() => progress(2, "restoring Python, numpy and the figures"), () => {});
   // Each failure is reported where the unpacked bytes are awaited (the race below, or the
   // step before the restore); one that fails before anything awaits it, or after the start
   // has failed of another cause, must not surface as an unhandled rejection.
-  [...unpacked.values(), main, files].forEach((u) => u.catch(() => {}));
+  [...unpacked.values(), main, files, libraries].forEach((u) => u.catch(() => {}));
   const relinked = beforeRestore(main, async (M) => {
     const wasm = snap.staticData && (await unpacked.get(indexURL + snap.staticData.file));
     const statics = staticSegment(wasm, snap.staticData);
     restoreFromShipped(M, await shipped, snap.snapshotBytes, statics);
     writeFiles(M.FS, await files, config.sitePackages); // copies them
+    const compiled = await libraries; // which copied them too
     letGo(await files);
-    await relink(M, snap);
+    await relink(M, snap, compiled);
   });
   const pyodide = await withAnswers(answers, () =>
     Promise.race([

@@ -168,3 +168,49 @@ def test_a_heap_saved_whole_is_written_as_it_is():
         """
     )
     assert same is True
+
+
+# (module (func (export "f"))): a library as small as WebAssembly allows.
+LIBRARY = "0061736d0100000001040160000003020100070501016600000a040102000b"
+
+
+def test_numpys_libraries_are_compiled_from_the_bundle_and_loaded_compiled():
+    answer = run(
+        f"""
+        const lib = bytes("{LIBRARY}");
+        const enc = new TextEncoder();
+        // A bundle as sitebuild/bundle.py packs it: a library and a data file.
+        const index = enc.encode(JSON.stringify([["pkg/_lib.so", 0, lib.length],
+          ["pkg/data.txt", lib.length, 2]]));
+        const bundle = new Uint8Array(4 + index.length + lib.length + 2);
+        new DataView(bundle.buffer).setUint32(0, index.length, true);
+        bundle.set(index, 4);
+        bundle.set(lib, 4 + index.length);
+        const compiled = compileLibraries(bundle, [{{ name: "/sp/pkg/_lib.so" }}], "/sp/");
+        const entry = compiled.get("/sp/pkg/_lib.so");
+        (async () => {{
+          const module = await entry.module;
+          const instantiate = WebAssembly.instantiate;
+          const seen = [];
+          await withCompiled(entry, async () => {{
+            // Emscripten instantiates another module first (not this library's size), then
+            // the library from its bytes: only the second is given the compiled module.
+            const other = await WebAssembly.instantiate(bytes("{LIBRARY}00"), {{}}).catch(
+              (e) => e.constructor.name);
+            seen.push(typeof other);
+            const got = await WebAssembly.instantiate(lib, {{}});
+            seen.push(got.module === module, typeof got.instance.exports.f);
+            const again = await WebAssembly.instantiate(lib, {{}});
+            seen.push(again.module === module);
+          }});
+          seen.push(WebAssembly.instantiate === instantiate);
+          console.log(JSON.stringify({{ paths: [...compiled.keys()], size: entry.size, seen }}));
+        }})();
+        """
+    )
+    assert answer == {
+        "paths": ["/sp/pkg/_lib.so"],  # the data file is not compiled
+        "size": 31,
+        # passed on to WebAssembly as it was; the library's own module; once only; put back
+        "seen": ["string", True, "function", False, True],
+    }
