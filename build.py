@@ -40,6 +40,7 @@ from sitebuild import (
     preview,
     snapshot,
     snippets,
+    startup,
     toc,
 )
 from sitebuild import frame as series
@@ -150,7 +151,8 @@ def dist_url(base: str, moved: hashed.Manifest) -> str:
 def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
     """The files the worker loads by their hashed names: its own script, the scripts of its
     snapshot start (the zstd decoder's, restore.js), the folder of Pyodide's core files (its
-    ``indexURL``) and the lock file."""
+    ``indexURL``), the lock file and, with bytecode, the standard library of the ordinary
+    start (sitebuild/startup.py)."""
     url = hashed.urls(moved, base)
     urls = {
         "worker": url("static/worker.js"),
@@ -159,6 +161,8 @@ def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
         "pyodide": base + hashed.index_folder(moved),
         "lock": url(hashed.LOCK),
     }
+    if f"runtime/{startup.STDLIB}" in moved:  # the ordinary start's, with bytecode
+        urls["stdlib"] = url(f"runtime/{startup.STDLIB}")
     if editor.STATIC in moved:  # the cells' code editor, loaded when a reader first uses one
         urls["editor"] = url(editor.STATIC)
     return urls
@@ -314,6 +318,8 @@ def build(
         folder = cache / "snapshots"
         decoder = install.zstd_decoder(cache)
         meta = snapshot.make(out / "runtime", figures, pins.PYODIDE_VERSION, folder, decoder, log)
+    if figures:  # after the snapshot, which is made from the runtime as Pyodide ships it
+        startup.add_bytecode(out / "runtime", packages, snapshot.site_figures(figures), cache, log)
     moved |= hashed.hash_runtime(out)
     built = Built(out, base, cache, env, packages, moved, katex)
     write_pages(built, prose, meta, prerender)

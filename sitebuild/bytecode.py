@@ -50,28 +50,40 @@ def find_python312() -> str | None:
     return None
 
 
-def precompile_wheel(src: Path, dst: Path, python: str) -> Path:
-    """Copy of wheel ``src`` with ``__pycache__`` bytecode beside each module (sources kept).
+def compile_files(python: str, tree: Path, prefix: str, paths: list[Path], beside: bool) -> None:
+    """Compile the sources ``paths`` under ``tree`` to unchecked-hash bytecode, each named in its
+    code as ``prefix`` + its path under ``tree`` (where Python will find it, so tracebacks name
+    that): in ``__pycache__``, or with ``beside``, as NAME.pyc next to NAME.py (the only place
+    Python looks for bytecode inside a zip archive).
 
-    Unchecked-hash pycs are used as they are, whatever the files' mtimes after unpacking;
-    their file names are where Pyodide installs the wheel, so tracebacks name those.
+    Unchecked-hash bytecode is used as it is, whatever the files' dates after unpacking.
     """
+    options = ["-q", "-j", "0", "--invalidation-mode", "unchecked-hash", "-s", str(tree)]
+    options += ["-p", prefix, *(["-b"] if beside else [])]
+    cmd = [python, "-m", "compileall", *options, *map(str, paths)]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"compiling under {tree.name} failed:\n{done.stdout}{done.stderr}")
+
+
+def precompile_wheel(src: Path, dst: Path, python: str) -> Path:
+    """Copy of wheel ``src`` with ``__pycache__`` bytecode beside each module (sources kept);
+    their file names are where Pyodide installs the wheel, so tracebacks name those."""
     with tempfile.TemporaryDirectory(prefix="runtime-compile-") as tmp:
         tree = Path(tmp)
         with zipfile.ZipFile(src) as archive:
             archive.extractall(tree)
-        options = ["-q", "-j", "0", "--invalidation-mode", "unchecked-hash"]
-        paths = ["-s", str(tree), "-p", pins.PYODIDE_SITE_PACKAGES, str(tree)]
-        cmd = [python, "-m", "compileall", *options, *paths]
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"compiling {src.name} failed:\n{done.stdout}{done.stderr}")
-        files = {
-            path.relative_to(tree).as_posix(): path.read_bytes()
-            for path in sorted(tree.rglob("*"))
-            if path.is_file()
-        }
-    return write_wheel(dst, files)
+        compile_files(python, tree, pins.PYODIDE_SITE_PACKAGES, [tree], beside=False)
+        return write_wheel(dst, files_of(tree))
+
+
+def files_of(tree: Path) -> dict[str, bytes]:
+    """Every file under ``tree``, by its path there, in a stable order."""
+    return {
+        p.relative_to(tree).as_posix(): p.read_bytes()
+        for p in sorted(tree.rglob("*"))
+        if p.is_file()
+    }
 
 
 def precompile_entries(

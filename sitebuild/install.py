@@ -33,20 +33,33 @@ def copy_verified(src: Path, dst: Path, sha256: str) -> None:
     dst.write_bytes(data)
 
 
+def rezipped(
+    data: bytes, compression: int, swap: dict[str, tuple[str, bytes]] | None = None
+) -> bytes:
+    """The same zip archive (members, order, dates), every member compressed as
+    ``compression`` says (``zipfile.ZIP_STORED`` or ``ZIP_DEFLATED``, at its best); a member
+    ``swap`` names (name -> (name, bytes)) is replaced by that one, in its place."""
+    swap = swap or {}
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as zipped:
+        for info in source.infolist():
+            name, content = swap.get(info.filename) or (info.filename, source.read(info))
+            member = zipfile.ZipInfo(name, info.date_time)
+            member.external_attr = info.external_attr
+            zipped.writestr(member, content, compress_type=compression, compresslevel=9)
+    return out.getvalue()
+
+
 def stored_zip(data: bytes) -> bytes:
     """The same zip archive (members, order, dates) with every member stored, not deflated.
 
-    Pyodide's standard library deflates each member on its own; compressed whole, on the
-    wire (gzip) or in a snapshot's downloads (zstd), the stored archive is smaller, which
-    tests/sitebuild/test_install.py checks. Python imports from it unchanged.
+    Pyodide's standard library deflates each member on its own; compressed whole, in a
+    snapshot's downloads (zstd), the stored archive is smaller, which
+    tests/sitebuild/test_install.py checks. Python imports from it unchanged. The host sends
+    a zip as it is (sitebuild/serve.py), so the ordinary start gets a deflated copy of its own
+    (sitebuild/startup.py).
     """
-    out = io.BytesIO()
-    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w") as stored:
-        for info in source.infolist():
-            member = zipfile.ZipInfo(info.filename, info.date_time)
-            member.external_attr = info.external_attr
-            stored.writestr(member, source.read(info), compress_type=zipfile.ZIP_STORED)
-    return out.getvalue()
+    return rezipped(data, zipfile.ZIP_STORED)
 
 
 def install(

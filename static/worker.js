@@ -17,7 +17,9 @@
 //                        sitePackages, urls, snapshot; snapshot false for the ordinary start)
 //                        and prerenderVisible: start Python and draw the figures. urls names
 //                        the files this worker loads (zstd.js, restore.js, Pyodide's folder,
-//                        the lock) by their content-hashed names (sitebuild/hashed.py)
+//                        the lock, and the standard library with the bytecode the ordinary
+//                        start imports, sitebuild/startup.py) by their content-hashed names
+//                        (sitebuild/hashed.py)
 //     prerender-visible  {}: the figures on the reader's screen are drawn, so the page no
 //                        longer needs the CPU that unpacking and restoring take
 //     shown              {wiring, drawn}: the page shows the figures; wiring (figure id ->
@@ -140,10 +142,15 @@ function wasmFailure() {
   });
 }
 
+// The standard library the ordinary start imports from: the build's copy with bytecode for
+// the modules it imports, where there is one (the snapshot start keeps Pyodide's own).
+const stdlib = (urls) => (urls.stdlib ? { stdLibURL: new URL(urls.stdlib, self.location).href } : {});
+
 async function startOrdinary(config) {
   await importOrGone(...pyodideScripts(config.urls));
   progress(1, "starting Python (Pyodide)");
-  const pyodide = await Promise.race([loadPyodide(runtime(config.urls)), wasmFailure()]);
+  const settings = { ...runtime(config.urls), ...stdlib(config.urls) };
+  const pyodide = await Promise.race([loadPyodide(settings), wasmFailure()]);
   progress(2, "loading numpy and the figures");
   const failures = [];
   await pyodide.loadPackage(config.packages, {

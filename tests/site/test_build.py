@@ -2,6 +2,7 @@
 
 import json
 import re
+import zipfile
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -13,6 +14,7 @@ import zstandard
 import build
 import pages
 from sitebuild import pagescript
+from sitebuild.files import sha256_file
 from sitebuild.heap import heap_offset, unpacked
 from tests.site.conftest import BASE
 from tests.sitebuild.test_snapshot import unpack
@@ -210,3 +212,31 @@ def test_the_heap_holds_no_copy_of_numpys_libraries(site):
     libraries = {rel: data for rel, data in files.items() if rel.endswith(".so")}
     assert len(libraries) > 10
     assert [rel for rel, data in libraries.items() if data[1000:1128] in saved] == []
+
+
+def test_the_ordinary_start_ships_bytecode_for_what_it_imports(site):
+    """The ordinary start's standard library (sitebuild/startup.py) is Pyodide's with bytecode
+    in place of the modules Pyodide's start, numpy and the figures import, and of those alone;
+    numpy's wheel has bytecode in place of the modules the figures import, and the lock pins
+    that wheel. The snapshot start's standard library is Pyodide's own, untouched."""
+    config = next(filter(None, map(page_config, html_pages(site))))
+    urls = config["urls"]
+    with zipfile.ZipFile(_local_file(site, urls["stdlib"])) as stdlib:
+        names = stdlib.namelist()
+    compiled = {name[:-1] for name in names if name.endswith(".pyc")}
+    # Pyodide's own start, then json for its messages, then what numpy imports.
+    assert {"_pyodide/__init__.py", "json/__init__.py", "pickle.py"} <= compiled
+    assert 50 < len(compiled) < len(names) / 2
+    original = _local_file(site, urls["pyodide"] + "python_stdlib.zip")
+    with zipfile.ZipFile(original) as pyodides:
+        assert [n for n in pyodides.namelist() if n.endswith(".pyc")] == []
+        assert pyodides.namelist() == [n[:-1] if n.endswith(".pyc") else n for n in names]
+    lock = json.loads(_local_file(site, urls["lock"]).read_text())["packages"]["numpy"]
+    wheel = _local_file(site, urls["pyodide"] + lock["file_name"])
+    assert sha256_file(wheel) == lock["sha256"]
+    with zipfile.ZipFile(wheel) as numpy:
+        members = set(numpy.namelist())
+    assert {"numpy/__init__.pyc", "numpy/linalg/__init__.pyc"} <= members
+    assert not members & {"numpy/__init__.py", "numpy/linalg/__init__.py"}
+    # No figure imports f2py: its source ships as it was.
+    assert "numpy/f2py/__init__.py" in members and "numpy/f2py/__init__.pyc" not in members

@@ -21,7 +21,8 @@ from formatting import vec
 from harness.dom import wait_until
 from harness.site import BASE, POST1, SECTION33, WITH_FIGURES
 from harness.worker_heap import worker_buffers
-from sitebuild import snapshot
+from sitebuild import snapshot, startup
+from tests.site.test_cells_browser import output, run, type_code
 from tests.site.test_failure_paths_browser import Console, assert_controls
 from tests.sitebuild.test_snapshot import unpack
 
@@ -107,10 +108,28 @@ def test_a_cold_start_never_waits_on_its_own_downloads(live):
     assert {"pyodide.asm.js", "pyodide.js"} <= before, runtime[: first_part + 1]
 
 
+# Run in a cell: whether the standard library and numpy were imported from bytecode, and the
+# numpy modules imported from source, if any.
+FROM_BYTECODE = """import json, sys
+import numpy
+files = {n: str(getattr(m, "__file__", "")) for n, m in list(sys.modules.items())}
+compiled = [n for n, f in files.items() if n.startswith("numpy") and f.endswith(".pyc")]
+sources = [n for n, f in files.items() if n.startswith("numpy") and f.endswith(".py")]
+print(json.__file__.endswith(".pyc"), len(compiled) > 20, sources)"""
+
+
 def test_a_missing_snapshot_falls_back_to_the_ordinary_start(visit):
+    """Live, and that start imports the bytecode the build compiled for it, not sources
+    (sitebuild/startup.py): the standard library from the build's copy, numpy from its wheel.
+    A cell, whose worker starts the same way, says so."""
     v = visit(POST1, block=STATE)
     assert_live_and_computing(v)
     assert start_of(v) == "ordinary"
+    stdlibs = {url.rsplit("/", 1)[1] for url in v.requests if "/python_stdlib" in url}
+    assert stdlibs == {startup.STDLIB}
+    type_code(v, 1, FROM_BYTECODE)
+    run(v, 1)
+    assert output(v, 1) == "True True []"
 
 
 def answered_by(visit, pattern: str, handler, path: str = POST1) -> list[str]:
