@@ -149,7 +149,10 @@ const stdlib = (urls) => (urls.stdlib ? { stdLibURL: new URL(urls.stdlib, self.l
 async function startOrdinary(config) {
   await importOrGone(...pyodideScripts(config.urls));
   progress(1, "starting Python (Pyodide)");
-  const settings = { ...runtime(config.urls), ...stdlib(config.urls) };
+  // Given the packages, Pyodide downloads them while Python bootstraps itself, rather than
+  // after; it reports a failure to the console alone, so loadPackage below (which finds the
+  // packages loaded, or tries a failed one again) is where a failure is heard.
+  const settings = { ...runtime(config.urls), ...stdlib(config.urls), packages: config.packages };
   const pyodide = await Promise.race([loadPyodide(settings), wasmFailure()]);
   progress(2, "loading numpy and the figures");
   const failures = [];
