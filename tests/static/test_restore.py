@@ -62,16 +62,24 @@ def shipped_form(saved: bytes, module: bytes) -> bytes:
     return heap.packed(heap.xor_static(saved, module, STATIC))
 
 
-def test_the_heap_is_written_from_its_shipped_form_where_the_memory_differs():
-    saved, module = saved_heap(random.Random(5))
+def shipped_case(seed: int) -> tuple[bytes, bytes, str]:
+    """A saved heap, its shipped form, and the JavaScript lines that give a test both as the
+    worker has them: ``shipped``, and ``statics``, the module's data segment."""
+    saved, module = saved_heap(random.Random(seed))
     shipped = shipped_form(saved, module)
+    lines = f"""
+        const shipped = bytes("{shipped.hex()}");
+        const statics = staticSegment(bytes("{module.hex()}"), {json.dumps(STATIC)});"""
+    return saved, shipped, lines
+
+
+def test_the_heap_is_written_from_its_shipped_form_where_the_memory_differs():
+    saved, shipped, preamble = shipped_case(5)
     # Pages 1 (static, unchanged), 3 and 4 are left out; a byte of bits says which.
     assert len(shipped) == len(saved) - 3 * PAGE + 1
     written, same = run(
-        f"""
-        const shipped = bytes("{shipped.hex()}");
-        const wasm = bytes("{module.hex()}");
-        const statics = staticSegment(wasm, {json.dumps(STATIC)});
+        preamble
+        + f"""
         // Python's new memory: the WebAssembly's data segment in place, and what relinking
         // the libraries wrote: page 2 as the heap has it, page 3 where the heap has zeros.
         const saved = bytes("{saved.hex()}").subarray({START});
@@ -92,12 +100,10 @@ def test_the_heap_is_written_from_its_shipped_form_where_the_memory_differs():
 
 
 def test_pyodide_reads_the_header_and_the_heap_is_written_here():
-    saved, module = saved_heap(random.Random(6))
-    shipped = shipped_form(saved, module)
+    saved, _, preamble = shipped_case(6)
     answer = run(
-        f"""
-        const shipped = bytes("{shipped.hex()}");
-        const statics = staticSegment(bytes("{module.hex()}"), {json.dumps(STATIC)});
+        preamble
+        + f"""
         const given = headerOnly(shipped, {len(saved)});
         const M = {{ HEAPU8: new Uint8Array(6 * PAGE), API: {{}} }};
         const seen = [];
@@ -125,12 +131,10 @@ def test_pyodide_reads_the_header_and_the_heap_is_written_here():
 
 
 def test_a_shipped_heap_that_does_not_fit_is_refused_with_why():
-    saved, module = saved_heap(random.Random(7))
-    shipped = shipped_form(saved, module)
+    saved, _, preamble = shipped_case(7)
     errors = run(
-        f"""
-        const shipped = bytes("{shipped.hex()}");
-        const statics = staticSegment(bytes("{module.hex()}"), {json.dumps(STATIC)});
+        preamble
+        + f"""
         const errors = [];
         const refuse = (f) => {{
           try {{ f(); errors.push(null); }} catch (e) {{ errors.push(e.message); }}
