@@ -52,17 +52,26 @@ export function connect({ change, drawnLive, failed }) {
 
 const drawOrFail = (ids) => draw(ids).catch((err) => connected.failed(String(err)));
 
-// Render a serialized document into fresh holders inside the figure slots.
+// A task of its own for what follows: the page may paint and answer the reader in between.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+
+// Render a serialized document into fresh holders inside the figure slots. The document is
+// made from its JSON in one task and drawn in the next (BokehJS's embed_items does both in one),
+// so that neither holds the page for as long as both.
 async function embed(data) {
-  const item = { ...data.render_items[0], roots: {} };
+  const [json] = Object.values(data.docs_json);
+  const doc = Bokeh.require("document").Document.from_json(json);
+  await nextTask();
+  const holders = new Map();
   for (const [figureId, rootId] of Object.entries(data.roots)) {
     const slot = document.getElementById(`fig-${figureId}`);
     const holder = document.createElement("div");
     holder.id = `fig-${figureId}-${rootId}`;
     slot.replaceChildren(holder);
-    item.roots[rootId] = holder.id;
+    holders.set(rootId, holder);
   }
-  const views = await Bokeh.embed.embed_items(data.docs_json, [item]);
+  const roots = doc.roots().map((root) => holders.get(root.id));
+  const views = [await Bokeh.embed.add_document_standalone(doc, document.body, roots)];
   // What Bokeh leaves out for assistive technology: names, states, plots (a11y.js).
   for (const figureId of Object.keys(data.roots)) {
     A11y.label(document.getElementById(`fig-${figureId}`));
