@@ -295,3 +295,10 @@ def test_peak_matches_the_exact_all_pairs_formula(scores):
     s = softmax(scores)
     exact = max(s[i] * np.sum(np.delete(s, i)) for i in range(len(s)))
     assert math.isclose(sc.jacobian_peak(s), exact, rel_tol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(301,), (300,), (5, 301), (5, 300)])
+def test_the_median_is_numpys_to_the_last_bit(shape):
+    x = np.random.default_rng(len(shape) + shape[-1]).random(shape) ** 3
+    axis = None if len(shape) == 1 else 1
+    assert np.array_equal(sc.median(x, axis=axis), np.median(x, axis=axis))
