@@ -284,11 +284,14 @@ def build(
     surveyed: Collection[str] | None = None,
     site_url: str | None = None,
     source_url: str | None = None,
+    startup_bytecode: bool = True,
 ) -> Built:
     """Render every page into ``out`` from scratch (with memory snapshots unless told not to;
     ``surveyed``, ``prerender``: see render_pages, write_pages). ``site_url``: the public URL
     the canonical links, sitemap and feed name (default: this machine's); ``source_url``: where
-    the repository's files are browsed (default: from its GitHub remote, else no link)."""
+    the repository's files are browsed (default: from its GitHub remote, else no link);
+    ``startup_bytecode``: bytecode for the ordinary start (sitebuild/startup.py), which the
+    watch loop leaves out, since every edit of the project would list its imports again."""
     if not (base.startswith("/") and base.endswith("/")):
         raise SystemExit(f"--base-url must start and end with '/', got {base!r}")
     try:
@@ -318,7 +321,7 @@ def build(
         folder = cache / "snapshots"
         decoder = install.zstd_decoder(cache)
         meta = snapshot.make(out / "runtime", figures, pins.PYODIDE_VERSION, folder, decoder, log)
-    if figures:  # after the snapshot, which is made from the runtime as Pyodide ships it
+    if startup_bytecode and figures:  # after the snapshot, made from Pyodide's runtime as shipped
         startup.add_bytecode(out / "runtime", packages, snapshot.site_figures(figures), cache, log)
     moved |= hashed.hash_runtime(out)
     built = Built(out, base, cache, env, packages, moved, katex)

@@ -12,7 +12,7 @@ import struct
 from collections.abc import Iterable
 from pathlib import Path
 
-from sitebuild.wheels import project_spec
+from sitebuild.wheels import cached_bytecode, project_spec
 
 # Files no running figure opens: type stubs, C headers and sources, static libraries, test
 # suites, and a wheel's .data folder (which an installer would put elsewhere, not on the path).
@@ -72,8 +72,7 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
         elif package not in packages:
             continue
         if rel.endswith(".py"):
-            folder, _, name = rel.rpartition("/")
-            cached = f"{folder}/__pycache__/{name[:-3]}.cpython-312.pyc".lstrip("/")
+            cached = cached_bytecode(rel)
             if cached in files:
                 if cached not in imported:
                     kept[rel[:-3] + ".pyc"] = files[cached].read_bytes()

@@ -58,3 +58,12 @@ def write_atomic(path: Path, data: bytes) -> Path:
 def cache_key(recipe: object) -> str:
     """Hex sha256 of ``recipe`` as JSON with sorted keys: equal recipes, equal keys."""
     return sha256_bytes(json.dumps(recipe, sort_keys=True).encode())
+
+
+def most_recent(folder: Path, pattern: str, keep: int) -> list[Path]:
+    """Delete the files in ``folder`` matching ``pattern`` beyond the ``keep`` most recently
+    touched (a cache touches what it uses); returns those deleted."""
+    entries = sorted(folder.glob(pattern), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[keep:]:
+        old.unlink()
+    return entries[keep:]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sitebuild import pins
 from sitebuild.files import cache_key, sha256_file
+from sitebuild.lock import write_lock
 
 Manifest = dict[str, str]
 LENGTH = 12  # hex digits of the sha256 in a folder's name: 48 bits, no collision in a site
@@ -91,7 +92,7 @@ def hash_runtime(out: Path) -> Manifest:
     moved = move_group(out, "runtime", [rel.removeprefix("runtime/") for rel in CORE])
     moved |= move_each(out, [rel for rel in rels if rel not in (*CORE, LOCK)])
     lock = relocated_lock(json.loads((out / LOCK).read_text()), moved)
-    (out / LOCK).write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    write_lock(out / LOCK, lock)
     return moved | move_each(out, [LOCK])
 
 

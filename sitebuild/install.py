@@ -21,7 +21,7 @@ from sitebuild import pins
 from sitebuild.bytecode import precompile_entries
 from sitebuild.cache import ASSETS, CORE, WHEELS, load_manifest
 from sitebuild.files import check_sha256, sha256_bytes
-from sitebuild.lock import pure_lock_entry, shipped_versions, trimmed_lock
+from sitebuild.lock import pure_lock_entry, shipped_versions, trimmed_lock, write_lock
 
 Log = Callable[[str], None]
 
@@ -117,7 +117,7 @@ def install_files(
         written.add(entry["file_name"])
     official = json.loads((cache_dir / CORE / pins.LOCK_NAME).read_text())
     lock = trimmed_lock(official["info"], entries)
-    (dest / pins.LOCK_NAME).write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    write_lock(dest / pins.LOCK_NAME, lock)
     written.add(pins.LOCK_NAME)
     for stale in dest.iterdir():
         if stale.is_file() and stale.name not in written:

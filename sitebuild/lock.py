@@ -3,6 +3,7 @@ rest computed from the wheels, every dependency checked against what the runtime
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -13,6 +14,12 @@ from packaging.utils import canonicalize_name
 from sitebuild import pins
 from sitebuild.files import sha256_file
 from sitebuild.wheels import wheel_imports, wheel_metadata
+
+
+def write_lock(path: Path, lock: dict) -> None:
+    """Write ``lock`` to ``path`` as every lock of the build is written: keys sorted, one
+    per line, so two builds' locks differ by what changed."""
+    path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
 
 
 def pyodide_markers() -> dict[str, str]:

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from sitebuild import node
 from sitebuild.snippets import focusable
 
 KATEX_VERSION = "0.16.22"
@@ -118,15 +119,6 @@ def _split(html: str) -> list[str]:
 
 
 def _katex(items: list[tuple[str, bool]], katex_dist: Path) -> list[str]:
-    node = shutil.which("node")
-    if node is None:
-        raise RuntimeError("node is needed to typeset math at build time (Debian package: nodejs)")
-    result = subprocess.run(
-        [node, str(_SCRIPT), str(katex_dist / "katex.min.js")],
-        input=json.dumps(items),
-        capture_output=True,
-        text=True,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"KaTeX failed:\n{result.stderr.strip()}")
-    return json.loads(result.stdout)
+    script = [str(katex_dist / "katex.min.js")]
+    typeset = node.run_script(_SCRIPT, script, "to typeset math at build time", json.dumps(items))
+    return json.loads(typeset)

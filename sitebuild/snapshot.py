@@ -22,7 +22,6 @@ All are cached by everything that goes into them.
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
@@ -31,9 +30,9 @@ from pathlib import Path
 
 import zstandard
 
-from sitebuild import bundle, heap, pins
+from sitebuild import bundle, heap, node, pins
 from sitebuild.bundle import bundle_files, bundle_recipe, pack
-from sitebuild.files import cache_key, sha256_bytes, sha256_file, write_atomic
+from sitebuild.files import cache_key, most_recent, sha256_bytes, sha256_file, write_atomic
 
 SCRIPT = Path(__file__).with_name("snapshot.js")
 FOLDER = "snapshots"  # under site/runtime/
@@ -110,15 +109,7 @@ def inputs_key(runtime: str, figure_ids: list[str]) -> str:
 
 def run_maker(args: dict) -> None:
     """One ``node snapshot.js`` run; its own error message on failure."""
-    node = shutil.which("node")
-    if node is None:
-        raise RuntimeError("node is needed to make the snapshots (Debian package: nodejs)")
-    done = subprocess.run(
-        [node, str(SCRIPT), json.dumps(args)], capture_output=True, text=True, check=False
-    )
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
-        raise RuntimeError("making a snapshot failed: " + " / ".join(tail))
+    node.run_script(SCRIPT, [json.dumps(args)], "to make the snapshots")
 
 
 def compress(data: bytes) -> bytes:
@@ -301,9 +292,7 @@ def prune(cache: Path, keep: int = KEEP) -> None:
     kinds = [("[0-9a-f]*.json", ".bin.zst"), ("files-*.bin.zst", None)]
     kinds += [(f"{name}-*.zst", None) for name in PACKED]
     for metas, payload in kinds:
-        entries = sorted(cache.glob(metas), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in entries[keep:]:
-            old.unlink()
+        for old in most_recent(cache, metas, keep):
             if payload:
                 old.with_suffix(payload).unlink(missing_ok=True)
     for stale in cache.glob("*.bin.gz"):  # an earlier format

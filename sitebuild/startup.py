@@ -25,19 +25,19 @@ Without a CPython 3.12 (sitebuild/bytecode.py) nothing changes and the start com
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
-from sitebuild import bytecode, install, pins
-from sitebuild.files import cache_key, sha256_file, write_atomic
-from sitebuild.wheels import write_wheel
+from sitebuild import bytecode, install, node, pins
+from sitebuild.files import cache_key, most_recent, sha256_file, write_atomic
+from sitebuild.lock import write_lock
+from sitebuild.wheels import cached_bytecode, write_wheel
 
 SCRIPT = Path(__file__).with_name("startup.js")
 STDLIB = "python_stdlib-startup.zip"  # under site/runtime/, beside python_stdlib.zip
+KEEP = 12  # lists of imports kept in the cache, the most recently used
 
 Log = Callable[[str], None]
 
@@ -52,9 +52,6 @@ def imported_sources(
     key = cache_key({**recipe, "figures": figures})
     listed = cache / f"startup-imports-{key[:32]}.json"
     if not listed.is_file():
-        node = shutil.which("node")
-        if node is None:
-            raise RuntimeError("node is needed to list the start's imports (Debian: nodejs)")
         with tempfile.TemporaryDirectory(prefix="startup-") as tmp:
             out = Path(tmp) / "imported.json"
             args = {
@@ -65,13 +62,10 @@ def imported_sources(
                 "sitePackages": pins.PYODIDE_SITE_PACKAGES,
                 "out": str(out),
             }
-            cmd = [node, str(SCRIPT), json.dumps(args)]
-            done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-            if done.returncode != 0:
-                tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
-                raise RuntimeError(" / ".join(tail))
+            node.run_script(SCRIPT, [json.dumps(args)], "to list the start's imports")
             write_atomic(listed, out.read_bytes())
     listed.touch()
+    most_recent(cache, "startup-imports-*.json", KEEP)
     return json.loads(listed.read_text())
 
 
@@ -124,9 +118,7 @@ def wheels_without_bytecode(runtime_dir: Path, lock: dict, site: list[str]) -> d
         with zipfile.ZipFile(runtime_dir / entry["file_name"]) as wheel:
             files = set(wheel.namelist())
         for rel in sorted(wanted & files):
-            folder, _, module = rel.rpartition("/")
-            cached = f"{folder}/__pycache__/{module[:-3]}.cpython-312.pyc".lstrip("/")
-            if cached not in files:
+            if cached_bytecode(rel) not in files:
                 missing.setdefault(name, []).append(rel)
     return missing
 
@@ -152,7 +144,7 @@ def add_bytecode(
         wheel = runtime_dir / entry["file_name"]
         compiled_wheel(wheel, modules, python)
         entry["sha256"] = sha256_file(wheel)
-    lock_path.write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    write_lock(lock_path, lock)
     counts = ", ".join(f"{len(m)} of {name}" for name, m in missing.items()) or "none"
     log(f"startup: bytecode for {len(sources['stdlib'])} modules of the standard library; {counts}")
     return True

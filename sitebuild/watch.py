@@ -236,7 +236,9 @@ class Watcher:
         staging = self.out.with_name(self.out.name + ".next")
         try:
             kept = self.prerender(build)
-            made = build.build(staging, self.base, self.cache, False, kept, stale)
+            made = build.build(
+                staging, self.base, self.cache, False, kept, stale, startup_bytecode=False
+            )
             replace_folder(staging, self.out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

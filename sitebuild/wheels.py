@@ -97,6 +97,13 @@ def wheel_imports(path: Path) -> list[str]:
     return sorted(tops)
 
 
+def cached_bytecode(source: str) -> str:
+    """Where CPython 3.12 keeps the bytecode of the module at path ``source`` (DIR/NAME.py):
+    DIR/__pycache__/NAME.cpython-312.pyc."""
+    folder, _, name = source.rpartition("/")
+    return f"{folder}/__pycache__/{name[:-3]}.cpython-312.pyc".lstrip("/")
+
+
 def binary_members(wheel: Path) -> list[str]:
     """Compiled extension modules inside ``wheel``."""
     with zipfile.ZipFile(wheel) as archive:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import zipfile
 from pathlib import Path
@@ -108,3 +109,30 @@ def test_without_cpython_312_nothing_changes(tmp_path, monkeypatch):
     assert any("no CPython 3.12" in line for line in logs)
     assert sorted(p.name for p in tmp_path.iterdir()) == [pins.LOCK_NAME]
     assert sha256_file(tmp_path / pins.LOCK_NAME) == before
+
+
+def test_the_listing_is_made_once_and_the_cache_keeps_the_most_recent(tmp_path, monkeypatch):
+    runtime_dir, cache = tmp_path / "runtime", tmp_path / "cache"
+    runtime_dir.mkdir()
+    cache.mkdir()
+    for name in ("python_stdlib.zip", pins.LOCK_NAME):
+        (runtime_dir / name).write_bytes(name.encode())
+    for age in range(startup.KEEP):  # older listings, of other runtimes or figures
+        old = cache / f"startup-imports-{age:032x}.json"
+        old.write_text("{}")
+        os.utime(old, (1e9 - age, 1e9 - age))
+    runs = []
+    listing = {"stdlib": ["json/__init__.py"], "site": ["numpy/__init__.py"]}
+
+    def lister(script, args, purpose):
+        runs.append(purpose)
+        Path(json.loads(args[0])["out"]).write_text(json.dumps(listing))
+        return ""
+
+    monkeypatch.setattr(startup.node, "run_script", lister)
+    for _ in range(2):
+        assert startup.imported_sources(runtime_dir, ["numpy"], ["depth"], cache) == listing
+    assert runs == ["to list the start's imports"]
+    kept = sorted(p.name for p in cache.iterdir())
+    assert len(kept) == startup.KEEP
+    assert f"startup-imports-{startup.KEEP - 1:032x}.json" not in kept  # the oldest went

@@ -2,11 +2,22 @@
 
 import json
 import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from sitebuild.serve import LIVE, Live, serve_in_thread
-from sitebuild.watch import EVERYTHING, Plan, check_syntax, describe, figure_files, plan
+from sitebuild.watch import (
+    EVERYTHING,
+    Plan,
+    Watcher,
+    check_syntax,
+    describe,
+    figure_files,
+    plan,
+)
 
 FILES = figure_files({"depth": "figures.depth", "three-steps": "figures.three_steps"})
 
@@ -102,3 +113,22 @@ def test_the_live_state_tells_the_build_and_the_error(live_site):
     assert json.loads(get(f"{url}{LIVE}state")[1])["error"].startswith("figures/depth.py:2")
     live.set(build="b2")
     assert json.loads(get(f"{url}{LIVE}state")[1]) == {"build": "b2", "error": None}
+
+
+@dataclass
+class Made:
+    out: Path
+
+
+def test_the_loop_builds_without_snapshots_or_the_ordinary_starts_bytecode(tmp_path):
+    calls = []
+
+    def build(out, base, cache, snapshots, prerender, stale, startup_bytecode=True):
+        calls.append((snapshots, startup_bytecode))
+        out.mkdir()
+        return Made(out)
+
+    watcher = Watcher(tmp_path, tmp_path / "site", "/", None, Live(build="b0"), print)
+    watcher.build_whole(SimpleNamespace(build=build), None)
+    assert calls == [(False, False)]  # both would be made again after every edit of the code
+    assert watcher.built.out == tmp_path / "site" and (tmp_path / "site").is_dir()
