@@ -6,10 +6,10 @@
 // "unpacked" holds the unpacked wheels on disk; "sitePackages" is where Pyodide imports them
 // from, the same path the page config gives the browser worker.
 //
-// It starts Pyodide, writes the unpacked wheels into its file system, loads numpy's shared
-// libraries, draws every figure of the site ("figures") as the browser worker would draw a
-// page's (worker.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py
-// compresses it). Each page's worker restores that heap instead of starting Python, importing
+// It starts Pyodide, writes the unpacked wheels into its file system, loads the numpy shared
+// libraries the figures import, draws every figure of the site ("figures") as the browser
+// worker would draw a page's (worker.live.start) and saves the whole WebAssembly heap
+// (sitebuild/snapshot.py compresses it). Each page's worker restores that heap instead of starting Python, importing
 // numpy and the figures and drawing them, and keeps its own page's figures.
 //
 // A heap is only meaningful with the shared libraries back at the addresses they had, so the
@@ -96,27 +96,25 @@ function zeroFreeMemory(M) {
   if (M._malloc_footprint() !== footprint) throw new Error("zeroing free memory grew the heap");
 }
 
-async function main() {
+// Pyodide with the unpacked wheels written into its file system; the paths of numpy's
+// libraries there.
+async function startPython(settings) {
   const { loadPyodide } = require(path.join(args.runtime, "pyodide.js"));
-  const pyodide = await loadPyodide({ indexURL: `${args.runtime}/`, _makeSnapshot: true });
+  const pyodide = await loadPyodide({ indexURL: `${args.runtime}/`, ...settings });
   if (pyodide.version !== args.pyodide) {
     throw new Error(`snapshots need Pyodide ${args.pyodide}, the runtime is ${pyodide.version}`);
   }
-  const M = pyodide._module;
-  const needed = ["loadDynamicLibrary", "wasmTable", "LDSO", "___libc_calloc", "HEAPU32",
-    "___libc_malloc", "___libc_free", "_malloc_footprint", "_malloc_set_footprint_limit",
-    "___memory_base", "_free"];
-  for (const name of needed) {
-    if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
-  }
   const libraries = [];
   writeTree(pyodide.FS, args.unpacked, args.sitePackages.replace(/\/$/, ""), libraries);
-  M.wasmTable.grow(TABLE_ROOM);
-  const libs = await loadLibraries(M, libraries);
-  const tableAfterLibs = M.wasmTable.length;
+  return { pyodide, libraries };
+}
 
+// Draw every figure of the site, as a worker does. Returns what Python then held from
+// site-packages: {modules: its modules' files, under it; libraries: the shared libraries its
+// extension modules are, by path}.
+function drawFigures(pyodide) {
   pyodide.globals.set("figure_ids", pyodide.toPy(args.figures));
-  const imported = pyodide.runPython(`
+  const held = pyodide.runPython(`
 import importlib, json, sys
 importlib.invalidate_caches()
 # cells: a cells' worker restores this heap too; deferred: every worker installs it on restore
@@ -124,15 +122,47 @@ from worker import cells, deferred, live
 live.start(figure_ids)
 live.forget_caches()
 site = "${args.sitePackages}"
-files = set()
+files, libraries = set(), set()
 for mod in list(sys.modules.values()):
     for name in (getattr(mod, "__file__", None), getattr(mod, "__cached__", None)):
-        if isinstance(name, str) and name.startswith(site) and not name.endswith(".so"):
-            files.add(name[len(site):])
+        if isinstance(name, str) and name.startswith(site):
+            if name.endswith(".so"):
+                libraries.add(name)
+            else:
+                files.add(name[len(site):])
 del figure_ids
 import gc; gc.collect()
-json.dumps(sorted(files))
+json.dumps({"modules": sorted(files), "libraries": sorted(libraries)})
 `);
+  return JSON.parse(held);
+}
+
+async function main() {
+  // A first Python finds which of numpy's libraries the figures import (its imports load each
+  // one as they reach it); the heap is made in a second, which loads those alone beforehand:
+  // a worker relinks no library its figures never call, and a reader's cell that imports
+  // another loads it then, from the files only an import opens.
+  const probe = await startPython({});
+  const imported = drawFigures(probe.pyodide).libraries;
+  const { pyodide, libraries } = await startPython({ _makeSnapshot: true });
+  const M = pyodide._module;
+  const needed = ["loadDynamicLibrary", "wasmTable", "LDSO", "___libc_calloc", "HEAPU32",
+    "___libc_malloc", "___libc_free", "_malloc_footprint", "_malloc_set_footprint_limit",
+    "___memory_base", "_free"];
+  for (const name of needed) {
+    if (!(name in M)) throw new Error(`Pyodide ${pyodide.version} has no Module.${name}`);
+  }
+  M.wasmTable.grow(TABLE_ROOM);
+  const libs = await loadLibraries(M, libraries.filter((name) => imported.includes(name)));
+  const tableAfterLibs = M.wasmTable.length;
+  const held = drawFigures(pyodide);
+  // A library loaded by an import, after those above, would be in the heap but not relinked.
+  const recorded = new Set(libs.map((lib) => lib.name));
+  const unrecorded = Object.keys(M.LDSO.loadedLibsByName)
+    .filter((name) => name.startsWith("/") && !recorded.has(name));
+  if (unrecorded.length) {
+    throw new Error(`the figures loaded libraries the first drawing did not: ${unrecorded}`);
+  }
   // Pyodide's list of loaded packages must be empty in a snapshot; nothing was loaded through it.
   for (const key of Object.keys(pyodide.loadedPackages)) delete pyodide.loadedPackages[key];
   freeLibraryFiles(M);
@@ -145,7 +175,7 @@ json.dumps(sorted(files))
     memoryBase: M.___memory_base.value, // where the main module's data segment went
     tableAfterLibs,
     libs,
-    imported: JSON.parse(imported),
+    imported: held.modules,
   };
   fs.writeFileSync(args.meta, JSON.stringify(meta));
 }

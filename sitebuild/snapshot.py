@@ -221,7 +221,8 @@ def make(
     for used in (state, meta_file):
         used.touch()  # recently used: kept by prune
     common, packages = bundle_recipe([meta])
-    key = bundle_key(runtime, common, packages)
+    linked = linked_files(meta["libs"])
+    key = bundle_key(runtime, common, packages, linked)
     bundles = {
         FILES: cache / f"files-{key}.bin.zst",
         LATER_FILES: cache / f"files-later-{key}.bin.zst",
@@ -231,7 +232,7 @@ def make(
             unpack_wheels(runtime_dir, maker.site_packages)
             unpacked = True
         files = bundle_files(maker.site_packages, set(common), set(packages))
-        later = {rel: data for rel, data in files.items() if only_imports_open(rel)}
+        later = {rel: data for rel, data in files.items() if only_imports_open(rel, linked)}
         now = {rel: data for rel, data in files.items() if rel not in later}
         write_atomic(bundles[LATER_FILES], compress(pack(later)))
         write_atomic(bundles[FILES], compress(pack(now)))
@@ -253,10 +254,18 @@ def make(
     }
 
 
-def only_imports_open(rel: str) -> bool:
-    """Whether a file of the bundle is a module's source or bytecode, which only an import
-    opens (the rest, numpy's libraries and data files, may be opened as soon as Python runs)."""
-    return rel.endswith((".py", ".pyc"))
+def linked_files(libs: list[dict]) -> list[str]:
+    """The shared libraries the heap links (its metadata's ``libs``), as paths under
+    site-packages."""
+    return sorted(lib["name"].removeprefix(pins.PYODIDE_SITE_PACKAGES) for lib in libs)
+
+
+def only_imports_open(rel: str, linked: Iterable[str]) -> bool:
+    """Whether a file of the bundle is one only an import opens: a module's source or bytecode,
+    or a library the heap does not link (``linked``), which a worker loads when a reader's cell
+    imports it. The rest (the libraries a worker relinks, data files) may be opened as soon as
+    Python runs."""
+    return rel.endswith((".py", ".pyc")) or (rel.endswith(".so") and rel not in linked)
 
 
 def log_sizes(runtime_dir: Path, log: Log) -> None:
@@ -299,11 +308,11 @@ def prune(cache: Path, keep: int = KEEP) -> None:
         stale.unlink()
 
 
-def bundle_key(runtime: str, common: list[str], packages: list[str]) -> str:
-    """What the files bundle depends on: the runtime, its recipe and how files are chosen
-    (sitebuild/bundle.py, whole)."""
+def bundle_key(runtime: str, common: list[str], packages: list[str], linked: list[str]) -> str:
+    """What the files bundles depend on: the runtime, its recipe, the libraries the heap links
+    and how files are chosen (sitebuild/bundle.py, whole)."""
     return short_key(
-        {"runtime": runtime, "common": common, "packages": packages,
+        {"runtime": runtime, "common": common, "packages": packages, "linked": linked,
          "chooser": sha256_file(Path(bundle.__file__)), "level": LEVEL}
     )  # fmt: skip
 

@@ -16,6 +16,7 @@ import pages
 from sitebuild import pagescript
 from sitebuild.files import sha256_file
 from sitebuild.heap import heap_offset, unpacked
+from sitebuild.snapshot import LATER_FILES
 from tests.site.conftest import BASE
 from tests.sitebuild.test_snapshot import unpack
 
@@ -179,6 +180,23 @@ def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
         tables = [lib["tableBase"] for lib in snapshot["libs"]]
         assert len(tables) > 10 and tables == sorted(tables)
         assert snapshot["tableAfterLibs"] > tables[-1]
+
+
+def test_the_heap_links_only_the_libraries_the_figures_import(site):
+    """numpy's libraries that no figure imports (its FFT, its tests') are not linked in the
+    heap: they ship with the files only an import opens, beside the modules no figure imports."""
+    snapshot = next(filter(None, map(page_config, html_pages(site))))["snapshot"]
+    linked = {lib["name"].rsplit("/", 1)[1].split(".")[0] for lib in snapshot["libs"]}
+    assert {"_multiarray_umath", "_umath_linalg", "_generator", "mtrand"} <= linked
+    later_url = next(f["url"] for f in snapshot["later"] if f["file"] == LATER_FILES)
+    later = unpack(_local_file(site, later_url).read_bytes())
+    now = unpack(_local_file(site, snapshot["files"]).read_bytes())
+    libraries = {
+        rel.rsplit("/", 1)[1].split(".")[0]: rel for rel in {*later, *now} if rel.endswith(".so")
+    }
+    for name in ("_pocketfft_umath", "lapack_lite", "_simd", "_umath_tests"):
+        assert name not in linked and libraries[name] in later, name
+    assert all(libraries[name] in now for name in linked)
 
 
 def shipped_heap(site: Path) -> tuple[dict, bytes, bytes]:

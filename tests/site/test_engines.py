@@ -4,7 +4,8 @@
 In each engine, each page with figures is opened once (``engine_pages``) and checked as a
 reader would find it: it goes live from the memory snapshot, and a broken snapshot gives way
 to the ordinary start by itself; moving one control of each figure changes the figure's models
-to what CPython's worker code computes for that change; a code cell's output is CPython's; no
+to what CPython's worker code computes for that change; a code cell's output is CPython's,
+also where it imports a numpy library the heap does not link (loaded then); no
 error, no request outside the site; and the engine keeps every declaration of the stylesheet
 and computes the checked rules as written (a declaration an engine rejects is dropped from its
 rule, or computes to the initial value, which is how a reader would have found it).
@@ -231,25 +232,70 @@ def test_one_control_per_figure_recomputes_as_cpython_does(engine, engine_pages,
     assert tab.evaluate("() => document.documentElement.dataset.figures") == "live"
 
 
+# A cell run (its Run button pressed) and its output, once it has run.
+RUN_CELL = """(number) => {
+  const cell = document.querySelector(`[data-cell="${number}"]`);
+  [...cell.querySelectorAll("button")].find((b) => b.textContent.trim() === "Run").click();
+}"""
+CELL_OUTPUT = """(number) => {
+  const cell = document.querySelector(`[data-cell="${number}"]`);
+  const done = cell.dataset.running === "false"
+    && cell.querySelector(".cell-note").textContent !== "Running…";
+  return done && cell.querySelector("[data-cell-output]").textContent;
+}"""
+
+
 def test_a_code_cell_prints_what_cpython_prints(engine, engine_pages):
     tab = engine_pages(POST1)
     code = tab.evaluate(
         """() => document.querySelector('[data-cell="1"] [data-cell-code]')
                    .textContent.replace(/\\n$/, "")"""
     )
-    tab.evaluate(
-        """() => [...document.querySelectorAll('[data-cell="1"] button')]
-                   .find((b) => b.textContent.trim() === "Run").click()"""
-    )
-    shown = tab.wait(
-        """() => {
-          const cell = document.querySelector('[data-cell="1"]');
-          const done = cell.dataset.running === "false"
-            && cell.querySelector(".cell-note").textContent !== "Running…";
-          return done && cell.querySelector("[data-cell-output]").textContent;
-        }"""
-    )
+    tab.evaluate(RUN_CELL, 1)
+    shown = tab.wait(CELL_OUTPUT, 1)
     assert shown.strip() == in_cpython([code])[0].strip()
+
+
+# A cell's code replaced as typing would. Its editor opens when the code gets focus (a focus
+# event: the engine's window may not have focus itself, and would then send none)...
+OPEN_EDITOR = """(number) => {
+  const cell = document.querySelector(`[data-cell="${number}"]`);
+  cell.querySelector("pre.code").dispatchEvent(new FocusEvent("focus"));
+}"""
+EDITOR_OPEN = """(number) => !!document.querySelector(`[data-cell="${number}"] .cm-content`)"""
+# ... then everything in it is selected and the new text inserted, which CodeMirror reads from
+# the DOM as the reader's input; the cell offers Reset once its code is not the original.
+TYPE_CODE = """([number, code]) => {
+  const content = document.querySelector(`[data-cell="${number}"] .cm-content`);
+  content.focus();
+  getSelection().selectAllChildren(content);
+  document.execCommand("insertText", false, code);
+}"""
+CODE_CHANGED = """(number) =>
+  !document.querySelector(`[data-cell="${number}"] [data-cell-reset]`).hidden"""
+
+
+def type_into_cell(tab, number: int, code: str) -> None:
+    tab.evaluate(OPEN_EDITOR, number)
+    tab.wait(EDITOR_OPEN, number)
+    tab.evaluate(TYPE_CODE, [number, code])
+    tab.wait(CODE_CHANGED, number)
+
+
+def test_a_cell_loads_a_library_the_heap_does_not_link(engine, engine_pages):
+    """No figure imports numpy.fft, so the heap does not link its shared library: a cell that
+    imports it has the worker load it then, from the files only an import opens."""
+    tab = engine_pages(POST1)
+    linked = tab.evaluate(
+        """() => JSON.parse(document.getElementById("page-config").textContent)
+                   .snapshot.libs.map((lib) => lib.name)"""
+    )
+    assert linked and not [name for name in linked if "/fft/" in name], linked
+    code = "import numpy.fft\nprint([complex(z) for z in numpy.fft.rfft([1.0, 2.0, 0.0, -1.0])])"
+    type_into_cell(tab, 2, code)
+    tab.evaluate(RUN_CELL, 2)
+    shown = tab.wait(CELL_OUTPUT, 2)
+    assert shown.strip() == in_cpython([code])[0].strip(), shown
 
 
 @pytest.mark.parametrize("path", WITH_FIGURES)

@@ -10,7 +10,9 @@ that moving controls fetches nothing deferred are read from the session's shared
 import json
 import re
 import struct
+from urllib.parse import urlsplit
 
+import numpy as np
 import pytest
 import zstandard
 from playwright.sync_api import expect
@@ -37,6 +39,10 @@ def fallback_reasons(v) -> list[str]:
     reasons: list[str] = []
     v.page.on("console", lambda m: "without the snapshot" in m.text and reasons.append(m.text))
     return reasons
+
+
+# The page's configuration, as its scripts read it.
+CONFIG = "() => JSON.parse(document.getElementById('page-config').textContent)"
 
 
 def start_of(v) -> str:
@@ -78,9 +84,7 @@ def test_a_restored_worker_keeps_no_copy_of_what_it_unpacked(live, site):
     heap alone is some 50 MB, and Pyodide keeps the promise it restored from for good)."""
     v = live(POST1)
     v.wait_for("live")
-    snap = v.page.evaluate("() => JSON.parse(document.getElementById('page-config').textContent)")[
-        "snapshot"
-    ]
+    snap = v.page.evaluate(CONFIG)["snapshot"]
     unpacked = {
         "the heap as shipped": snap["stateBytes"],
         "the heap": snap["snapshotBytes"],
@@ -130,6 +134,23 @@ def test_a_missing_snapshot_falls_back_to_the_ordinary_start(visit):
     type_code(v, 1, FROM_BYTECODE)
     run(v, 1)
     assert output(v, 1) == "True True []"
+
+
+FFT = "import numpy.fft\nprint([complex(z) for z in numpy.fft.rfft([1.0, 2.0, 0.0, -1.0])])"
+
+
+def test_a_library_the_heap_does_not_link_loads_when_a_cell_imports_it(visit):
+    """No figure imports numpy.fft, so its library is not linked in the heap: a cell that
+    imports it fetches the files only an import opens, that library among them, and runs."""
+    v = visit(POST1)
+    v.wait_for("live")
+    assert start_of(v) == "snapshot"
+    later = [f["url"] for f in v.page.evaluate(CONFIG)["snapshot"]["later"]]
+    assert not [url for url in v.requests if urlsplit(url).path in later]
+    type_code(v, 1, FFT)
+    run(v, 1)
+    assert output(v, 1) == str([complex(z) for z in np.fft.rfft([1.0, 2.0, 0.0, -1.0])])
+    assert [url for url in v.requests if urlsplit(url).path in later]
 
 
 def answered_by(visit, pattern: str, handler, path: str = POST1) -> list[str]:

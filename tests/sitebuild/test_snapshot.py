@@ -13,6 +13,8 @@ import zstandard
 from sitebuild import bundle, pins, snapshot
 from sitebuild import cache as runtime_cache
 
+SITE = pins.PYODIDE_SITE_PACKAGES
+
 
 def write(tree: Path, files: dict[str, bytes]) -> None:
     for rel, data in files.items():
@@ -47,6 +49,7 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
             "numpy/random/c_distributions.pxd": b"cython declarations",
             "xyzservices-2026.9.1.data/data/share/providers.json": b"installer data",
             "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
+            "numpy/fft/_fft.cpython-312-wasm32-emscripten.so": b"\0asm, no figure imports it",
             "plain.py": b"no bytecode",
             "unused/__init__.py": b"a package no page imported",
             "lonely.py": b"a module no page imported",
@@ -68,14 +71,19 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
         "pkg/lazy.pyc": b"lazy-pyc",  # bytecode in place of its source
         "pkg/style.css": b"css",
         "numpy/_core/_umath.cpython-312-wasm32-emscripten.so": b"\0asm",
+        "numpy/fft/_fft.cpython-312-wasm32-emscripten.so": b"\0asm, no figure imports it",
         "plain.py": b"no bytecode",
         # The metadata of a distribution some page imported; not of one no page did.
         "pkg-2.0.dist-info/METADATA": b"Name: pkg",
         "pkg-2.0.dist-info/RECORD": b"pkg/__init__.py,,\npkg-2.0.dist-info/RECORD,,\n",
     }
-    # Of those, the worker fetches the modules only with the first import its heap lacks.
-    later = {rel for rel in kept if snapshot.only_imports_open(rel)}
-    assert later == {"pkg/lazy.pyc", "plain.py"}
+    # Of those, the worker fetches the modules, and the libraries its heap does not link, only
+    # with the first import its heap lacks.
+    umath = "numpy/_core/_umath.cpython-312-wasm32-emscripten.so"
+    linked = snapshot.linked_files([{"name": SITE + umath}])
+    assert linked == [umath]
+    later = {rel for rel in kept if snapshot.only_imports_open(rel, linked)}
+    assert later == {"pkg/lazy.pyc", "plain.py", "numpy/fft/_fft.cpython-312-wasm32-emscripten.so"}
 
 
 @pytest.mark.parametrize(
