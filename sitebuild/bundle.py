@@ -1,9 +1,10 @@
 """The files a restored page may still open, chosen and packed for the worker.
 
 A memory snapshot holds every module the page imported; what it does not hold (modules not
-yet imported, data files such as Panel's CSS, numpy's shared libraries to re-link) ships
-beside it as one bundle shared by every page, which the worker unpacks into Pyodide's file
-system.
+yet imported, data files, numpy's shared libraries) ships beside it in two bundles shared by
+every page, which the worker unpacks into Pyodide's file system: what a worker may open as
+soon as Python runs (the libraries the heap links, to re-link; data files), and what only an
+import opens, fetched before the first one the heap cannot serve (``only_imports_open``).
 """
 
 import json
@@ -12,6 +13,7 @@ import struct
 from collections.abc import Iterable
 from pathlib import Path
 
+from sitebuild import pins
 from sitebuild.wheels import cached_bytecode, project_spec
 
 # Files no running figure opens: type stubs, C headers and sources, static libraries, test
@@ -81,6 +83,20 @@ def bundle_files(tree: Path, imported: set[str], packages: set[str]) -> dict[str
             continue  # shipped in place of its source, above
         kept[rel] = path.read_bytes()
     return kept
+
+
+def linked_files(libs: list[dict]) -> list[str]:
+    """The shared libraries the heap links (its metadata's ``libs``), as paths under
+    site-packages."""
+    return sorted(lib["name"].removeprefix(pins.PYODIDE_SITE_PACKAGES) for lib in libs)
+
+
+def only_imports_open(rel: str, linked: Iterable[str]) -> bool:
+    """Whether a file of the bundle is one only an import opens: a module's source or bytecode,
+    or a library the heap does not link (``linked``), which a worker loads when a reader's cell
+    imports it. The rest (the libraries a worker relinks, data files) may be opened as soon as
+    Python runs."""
+    return rel.endswith((".py", ".pyc")) or (rel.endswith(".so") and rel not in linked)
 
 
 def bundle_recipe(metas: Iterable[dict]) -> tuple[list[str], list[str]]:

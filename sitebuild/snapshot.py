@@ -31,7 +31,7 @@ from pathlib import Path
 import zstandard
 
 from sitebuild import bundle, heap, node, pins
-from sitebuild.bundle import bundle_files, bundle_recipe, pack
+from sitebuild.bundle import bundle_files, bundle_recipe, linked_files, only_imports_open, pack
 from sitebuild.files import cache_key, most_recent, sha256_bytes, sha256_file, write_atomic
 
 SCRIPT = Path(__file__).with_name("snapshot.js")
@@ -252,20 +252,6 @@ def make(
         "laterFilesBytes": sizes[LATER_FILES],
         "packed": packed,
     }
-
-
-def linked_files(libs: list[dict]) -> list[str]:
-    """The shared libraries the heap links (its metadata's ``libs``), as paths under
-    site-packages."""
-    return sorted(lib["name"].removeprefix(pins.PYODIDE_SITE_PACKAGES) for lib in libs)
-
-
-def only_imports_open(rel: str, linked: Iterable[str]) -> bool:
-    """Whether a file of the bundle is one only an import opens: a module's source or bytecode,
-    or a library the heap does not link (``linked``), which a worker loads when a reader's cell
-    imports it. The rest (the libraries a worker relinks, data files) may be opened as soon as
-    Python runs."""
-    return rel.endswith((".py", ".pyc")) or (rel.endswith(".so") and rel not in linked)
 
 
 def log_sizes(runtime_dir: Path, log: Log) -> None:

@@ -80,9 +80,9 @@ def test_the_bundle_holds_what_the_heap_does_not(tmp_path):
     # Of those, the worker fetches the modules, and the libraries its heap does not link, only
     # with the first import its heap lacks.
     umath = "numpy/_core/_umath.cpython-312-wasm32-emscripten.so"
-    linked = snapshot.linked_files([{"name": SITE + umath}])
+    linked = bundle.linked_files([{"name": SITE + umath}])
     assert linked == [umath]
-    later = {rel for rel in kept if snapshot.only_imports_open(rel, linked)}
+    later = {rel for rel in kept if bundle.only_imports_open(rel, linked)}
     assert later == {"pkg/lazy.pyc", "plain.py", "numpy/fft/_fft.cpython-312-wasm32-emscripten.so"}
 
 
