@@ -82,7 +82,21 @@
     };
   };
   const layoutShift = () => self.harnessProbe.shifts.reduce((sum, s) => sum + s.value, 0);
-  const frame = () => new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  // The next animation frame; or, if none comes within FRAME_WAIT_MS, on without it, counted
+  // (headless Chromium has been seen to stop drawing a visible page's frames for good: a
+  // reading that hung on one would never end).
+  const FRAME_WAIT_MS = 10000;
+  let framesMissed = 0;
+  const frame = () => new Promise((resolve) => {
+    const late = setTimeout(() => {
+      framesMissed += 1;
+      resolve();
+    }, FRAME_WAIT_MS);
+    requestAnimationFrame(() => {
+      clearTimeout(late);
+      resolve();
+    });
+  });
   const settledTasks = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   // From the navigation to the figures going live: the main thread's blocking and the layout
@@ -118,7 +132,8 @@
     const end = performance.now();
     watch.disconnect();
     await settledTasks();
-    return { ...blocking(start, end), drawn: done(), heldAtEnd: figures.filter(isDrawn).length };
+    const held = figures.filter(isDrawn).length;
+    return { ...blocking(start, end), drawn: done(), heldAtEnd: held, framesMissed };
   }
 
   // ---- the live Bokeh documents ----

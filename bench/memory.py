@@ -174,6 +174,7 @@ class Reading:
     every_figure_drawn: bool  # each one, on the way, by the time the scroll has ended
     held: int  # the figures drawn at the end (the page may have released those far behind)
     memory: Memory  # once every figure the scroll passed has been drawn
+    frames_missed: int = 0  # waits for a frame that never came (the renderer stopped drawing)
 
 
 def phone_reading(browser, url: str) -> Reading | None:
@@ -194,6 +195,7 @@ def phone_reading(browser, url: str) -> Reading | None:
             every_figure_drawn=scrolled["drawn"],
             held=scrolled["heldAtEnd"],
             memory=measure(browser),
+            frames_missed=scrolled["framesMissed"],
         )
     finally:
         context.close()

@@ -191,4 +191,7 @@ def main_thread_lines(loads: Sequence[Load], slowed: Sequence[Load], reading) ->
     row("scrolling the live page through (phone): longest task", milliseconds(reading.longest))
     if not reading.every_figure_drawn:
         row("  (NOT every figure drawn within 60 s of the scroll's start)", "")
+    if reading.frames_missed:
+        missed = reading.frames_missed
+        row(f"  (a wait for a frame timed out {missed} times: none drawn; the scroll went on)", "")
     return lines

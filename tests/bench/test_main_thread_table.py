@@ -31,6 +31,7 @@ def test_each_row_is_the_median_and_spread_of_its_runs():
     assert row(lines, "layout shift, navigation to 5 s after live (phone)") == "0.015"
     assert row(lines, "scrolling the live page through (phone): longest task") == "96 ms"
     assert not any("NOT every figure" in line for line in lines)
+    assert not any("timed out" in line for line in lines)
     scrolled = [line for line in memory_lines({}, reading) if "scrolled through" in line]
     held = "tab 300 MiB, browser 500 MiB (4 figures held at the end)"
     assert scrolled and scrolled[0].endswith(held)
@@ -43,3 +44,10 @@ def test_a_scroll_that_left_figures_undrawn_says_so_and_a_page_not_live_has_no_r
     lines = main_thread_lines([], [], None)
     assert row(lines, "phone (412 x 915), scrolled through once live") == "- (not live)"
     assert row(lines, "navigation to live: blocking") == "-"
+
+
+def test_a_scroll_whose_frames_stopped_says_how_often_it_went_on_without_one():
+    reading = Reading(shift=0, blocking=0, longest=0, every_figure_drawn=True, held=3,
+                      memory=Memory(tab=0, browser=0), frames_missed=2)  # fmt: skip
+    lines = main_thread_lines([], [], reading)
+    assert any("a wait for a frame timed out 2 times" in line for line in lines), lines
