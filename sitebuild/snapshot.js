@@ -7,10 +7,11 @@
 // from, the same path the page config gives the browser worker.
 //
 // It starts Pyodide, writes the unpacked wheels into its file system, loads the numpy shared
-// libraries the figures import, draws every figure of the site ("figures") as the browser
-// worker would draw a page's (worker.live.start) and saves the whole WebAssembly heap
-// (sitebuild/snapshot.py compresses it). Each page's worker restores that heap instead of starting Python, importing
-// numpy and the figures and drawing them, and keeps its own page's figures.
+// libraries the figures import (found by drawing them once in another Python), draws every
+// figure of the site ("figures") as the browser worker would draw a page's
+// (worker.live.start) and saves the whole WebAssembly heap (sitebuild/snapshot.py compresses
+// it). Each page's worker restores that heap instead of starting Python, importing numpy and
+// the figures and drawing them, and keeps its own page's figures.
 //
 // A heap is only meaningful with the shared libraries back at the addresses they had, so the
 // metadata records, for each library in load order, where its memory and function-table
