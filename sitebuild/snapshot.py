@@ -108,7 +108,7 @@ def inputs_key(runtime: str, figure_ids: list[str]) -> str:
 
 
 def run_maker(args: dict) -> None:
-    """One ``node snapshot.js`` run; its own error message on failure."""
+    """One ``node snapshot.js`` run; on failure, an error with what the maker said last."""
     node.run_script(SCRIPT, [json.dumps(args)], "to make the snapshots")
 
 

@@ -182,10 +182,15 @@ def test_every_page_with_figures_has_a_snapshot_that_resolves(site):
         assert snapshot["tableAfterLibs"] > tables[-1]
 
 
+def figure_page_config(site: Path) -> dict:
+    """The config of the site's first page with figures (every such page shares its snapshot)."""
+    return next(filter(None, map(page_config, html_pages(site))))
+
+
 def test_the_heap_links_only_the_libraries_the_figures_import(site):
     """numpy's libraries that no figure imports (its FFT, its tests') are not linked in the
     heap: they ship with the files only an import opens, beside the modules no figure imports."""
-    snapshot = next(filter(None, map(page_config, html_pages(site))))["snapshot"]
+    snapshot = figure_page_config(site)["snapshot"]
     linked = {lib["name"].rsplit("/", 1)[1].split(".")[0] for lib in snapshot["libs"]}
     assert {"_multiarray_umath", "_umath_linalg", "_generator", "mtrand"} <= linked
     later_url = next(f["url"] for f in snapshot["later"] if f["file"] == LATER_FILES)
@@ -201,7 +206,7 @@ def test_the_heap_links_only_the_libraries_the_figures_import(site):
 
 def shipped_heap(site: Path) -> tuple[dict, bytes, bytes]:
     """The site's snapshot config, its heap as shipped (unpacked) and Pyodide's WebAssembly."""
-    snapshot = next(filter(None, map(page_config, html_pages(site))))["snapshot"]
+    snapshot = figure_page_config(site)["snapshot"]
     frame = b"".join(_local_file(site, url).read_bytes() for url in snapshot["state"])
     packed = next(p for p in snapshot["packed"] if p["file"] == "pyodide.asm.wasm")
     module = _local_file(site, packed["url"]).read_bytes()
@@ -237,7 +242,7 @@ def test_the_ordinary_start_ships_bytecode_for_what_it_imports(site):
     in place of the modules Pyodide's start, numpy and the figures import, and of those alone;
     numpy's wheel has bytecode in place of the modules the figures import, and the lock pins
     that wheel. The snapshot start's standard library is Pyodide's own, untouched."""
-    config = next(filter(None, map(page_config, html_pages(site))))
+    config = figure_page_config(site)
     urls = config["urls"]
     with zipfile.ZipFile(_local_file(site, urls["stdlib"])) as stdlib:
         names = stdlib.namelist()

@@ -30,6 +30,7 @@ from sitebuild.cache import PROJECT_ROOT
 from sitebuild.serve import serve_in_thread
 from tests.figures.probe import same_but_rounding
 from tests.site.test_cells_browser import in_cpython
+from tests.site.test_snapshot_browser import CONFIG, FFT
 from worker import live
 
 # Every engine restores the memory snapshot (WebKit too, since static/restore.js keeps the
@@ -286,16 +287,12 @@ def test_a_cell_loads_a_library_the_heap_does_not_link(engine, engine_pages):
     """No figure imports numpy.fft, so the heap does not link its shared library: a cell that
     imports it has the worker load it then, from the files only an import opens."""
     tab = engine_pages(POST1)
-    linked = tab.evaluate(
-        """() => JSON.parse(document.getElementById("page-config").textContent)
-                   .snapshot.libs.map((lib) => lib.name)"""
-    )
+    linked = [lib["name"] for lib in tab.evaluate(CONFIG)["snapshot"]["libs"]]
     assert linked and not [name for name in linked if "/fft/" in name], linked
-    code = "import numpy.fft\nprint([complex(z) for z in numpy.fft.rfft([1.0, 2.0, 0.0, -1.0])])"
-    type_into_cell(tab, 2, code)
+    type_into_cell(tab, 2, FFT)
     tab.evaluate(RUN_CELL, 2)
     shown = tab.wait(CELL_OUTPUT, 2)
-    assert shown.strip() == in_cpython([code])[0].strip(), shown
+    assert shown.strip() == in_cpython([FFT])[0].strip(), shown
 
 
 @pytest.mark.parametrize("path", WITH_FIGURES)
