@@ -63,6 +63,11 @@ def wait_until(page, predicate: str, arg=None, timeout: float | None = None):
 # The longest a page may go without drawing a frame: past it a wait for one fails, saying so,
 # rather than hanging the run (a page that is not rendered, hidden or frozen, draws none).
 FRAME_TIMEOUT_MS = 30_000
+# Headless Chromium has been seen to stop drawing a visible page's frames for good, its main
+# thread idle and its compositor ticking. A wait that has had no frame for this long wakes the
+# page (brought to the front, its screen cast, which asks the compositor for frames and changes
+# nothing the page sees), then waits again, up to FRAME_TIMEOUT_MS.
+WAKE_AFTER_MS = 10_000
 _TWO_FRAMES = """(ms) => new Promise((resolve) => {
   const late = setTimeout(() => resolve(document.visibilityState), ms);
   requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -72,10 +77,23 @@ _TWO_FRAMES = """(ms) => new Promise((resolve) => {
 })"""
 
 
-def next_frame(page) -> None:
-    """Wait for the page's next two animation frames: what a change set is then drawn."""
-    drawn = page.evaluate(_TWO_FRAMES, FRAME_TIMEOUT_MS)
-    assert drawn is True, f"no frame drawn in {FRAME_TIMEOUT_MS} ms (the page is {drawn})"
+def next_frame(page, wake_after_ms: int = WAKE_AFTER_MS, timeout_ms: int = FRAME_TIMEOUT_MS):
+    """Wait for the page's next two animation frames: what a change set is then drawn. If none
+    comes in ``wake_after_ms``, wake the page and wait again, ``timeout_ms`` in all."""
+    if page.evaluate(_TWO_FRAMES, wake_after_ms) is True:
+        return
+    cdp = page.context.new_cdp_session(page)
+    try:
+        cdp.send("Page.bringToFront")
+        cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 1, "everyNthFrame": 1})
+        drawn = page.evaluate(_TWO_FRAMES, max(timeout_ms - wake_after_ms, 0))
+        cdp.send("Page.stopScreencast")
+    finally:
+        cdp.detach()
+    assert drawn is True, (
+        f"no frame drawn in {timeout_ms} ms, the page woken after {wake_after_ms} "
+        f"(the page is {drawn})"
+    )
 
 
 # Whether an element's box is where it was two frames later.
