@@ -1,7 +1,7 @@
 """A figure's pre-render: its layout, built at build time into a Bokeh document of its own.
 
-``prerender`` serializes it as ``Bokeh.embed.embed_items`` takes it, its root mapped to the
-figure's ``<figure>`` slot by id, with the wiring the reader's worker updates it through;
+``prerender`` serializes it as BokehJS takes it (static/page/drawing.js draws it into the
+figure's ``<figure>`` slot), with the wiring the reader's worker updates it through;
 ``view_of`` builds a layout alone (tests, the benchmark's ``panel convert`` baseline).
 """
 
@@ -53,15 +53,10 @@ def slot_id(figure_id: str) -> str:
 
 
 def serialize(doc: Document) -> dict:
-    """``{"docs_json", "render_items", "roots"}`` for the page script, as plain JSON data."""
-    docs_json, render_items = standalone_docs_json_and_render_items(
-        doc.roots, suppress_callback_warning=True
-    )
-    roots = {root.name: root.id for root in doc.roots}
-    item = render_items[0].to_json()
-    item["roots"] = {root_id: slot_id(name) for name, root_id in roots.items()}
-    item["root_ids"] = list(roots.values())
-    return {"docs_json": docs_json, "render_items": [item], "roots": roots}
+    """``{"docs_json", "roots"}`` for the page script, as plain JSON data: the document as
+    BokehJS's ``Document.from_json`` takes it (by its id), and its roots' ids by figure."""
+    docs_json, _ = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
+    return {"docs_json": docs_json, "roots": {root.name: root.id for root in doc.roots}}
 
 
 def to_json(data: dict) -> str:

@@ -52,22 +52,37 @@ export function connect({ change, drawnLive, failed }) {
 
 const drawOrFail = (ids) => draw(ids).catch((err) => connected.failed(String(err)));
 
-// Render a serialized document into fresh holders inside the figure slots.
+// A task of its own for what follows: the page may paint and answer the reader in between.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve));
+
+// Render a serialized document into fresh holders inside the figure slots, in three tasks
+// (BokehJS's embed_items takes one), so that none holds the page for as long as all three: the
+// document made from its JSON; its views built; the views drawn (rendered, laid out, painted).
+// The last two are what BokehJS's add_document_standalone does, for documents whose roots
+// never change.
 async function embed(data) {
-  const item = { ...data.render_items[0], roots: {} };
+  const [json] = Object.values(data.docs_json);
+  const doc = Bokeh.require("document").Document.from_json(json);
+  await nextTask();
+  const views = new (Bokeh.require("core/view_manager").ViewManager)([], Bokeh.index);
+  doc.views_manager = views;
+  const built = [];
+  for (const root of doc.roots()) built.push([root, await views.build_view(root)]);
+  await nextTask();
+  const holders = new Map();
   for (const [figureId, rootId] of Object.entries(data.roots)) {
     const slot = document.getElementById(`fig-${figureId}`);
     const holder = document.createElement("div");
     holder.id = `fig-${figureId}-${rootId}`;
     slot.replaceChildren(holder);
-    item.roots[rootId] = holder.id;
+    holders.set(rootId, holder);
   }
-  const views = await Bokeh.embed.embed_items(data.docs_json, [item]);
+  for (const [root, view] of built) view.build(holders.get(root.id));
   // What Bokeh leaves out for assistive technology: names, states, plots (a11y.js).
   for (const figureId of Object.keys(data.roots)) {
     A11y.label(document.getElementById(`fig-${figureId}`));
   }
-  return views;
+  return [views];
 }
 
 // The Bokeh document that embed() drew.
