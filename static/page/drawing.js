@@ -100,7 +100,10 @@ export const relabelSoon = oncePerFrame(() => {
 function undraw(id) {
   const fig = figureById(id);
   const doc = state.prerender.docs.get(id);
+  const canvases = [...elementsIn(fig)].filter((el) => el instanceof HTMLCanvasElement);
   for (const manager of state.views.get(id) ?? []) for (const view of manager.roots) view.remove();
+  // A canvas's pixels are freed when it is collected, which may be long after; emptied, now.
+  for (const canvas of canvases) canvas.width = canvas.height = 0;
   const documents = Bokeh.documents;
   if (doc && documents.includes(doc)) documents.splice(documents.indexOf(doc), 1);
   doc?._cancel_recompute_all_models?.();

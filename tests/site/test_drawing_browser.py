@@ -5,9 +5,10 @@ reached by Tab, it is drawn and the focus goes on to its first control; a link t
 figure's view draws that figure first, in the view; and print draws every figure.
 
 At a phone's pixel ratio the figures' canvases outgrow the page's budget, and the figures the
-reader has left far behind are released: no views, no canvases, no Bokeh document, the same
-room, and the heap lets them go; back at one, the reader finds it drawn again as they left
-it. The figure the reader is in is kept. On a desktop's screen every figure stays drawn.
+reader has left far behind are released: no views, no canvases (their pixels given back at
+once), no Bokeh document, the same room, and the heap lets them go; back at one, the reader
+finds it drawn again as they left it. The figure the reader is in is kept. On a desktop's
+screen every figure stays drawn.
 
 Each test opens a fresh page: what is drawn before the reader moves is the point."""
 
@@ -132,6 +133,9 @@ COUNT_DRAWINGS = """() => {
   }).observe(document, { attributes: true, subtree: true, attributeFilter: ["data-drawn"] });
 }"""
 
+# Holds on to the canvases given, as the heap may until it next collects; how many.
+KEEP_CANVASES = "(canvases) => (window.keptCanvases = canvases).length"
+
 
 def live_documents(v) -> int:
     """The Bokeh documents the page's heap holds after a full garbage collection."""
@@ -184,12 +188,16 @@ def test_on_a_phone_a_figure_left_far_behind_is_released_and_comes_back_as_it_wa
     moved, value = v.readouts(first), handle.get_attribute("aria-valuetext")
     assert moved != before
     room = height(v, first)
+    held = v.figure(first).locator("canvas").evaluate_all(KEEP_CANVASES)
+    assert held > 0
     v.page.evaluate(BLUR)
     v.page.evaluate(COUNT_DRAWINGS)
     for figure_id in rest:  # down the page, each figure drawn as the reader reaches it
         v.show(figure_id)
     drawn_now = figure_ids(v, "figure[data-drawn]")
     assert first not in drawn_now and canvases(v, first) == 0
+    # Its canvases' pixels are given back at once, not when the heap next collects them.
+    assert v.page.evaluate("() => keptCanvases.map((c) => c.width * c.height)") == [0] * held
     assert v.page.evaluate("() => Bokeh.documents.length") == len(drawn_now)
     assert height(v, first) == pytest.approx(room, abs=0.5)
     shifts = v.page.evaluate("() => harnessProbe.shifts")
