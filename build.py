@@ -23,7 +23,7 @@ from markupsafe import Markup
 import pages
 from figures import REGISTRY, module
 from layoutkit.document import prerender as figure_prerender
-from layoutkit.document import slot_id, to_json
+from layoutkit.document import slot_id
 from pages import exercises
 from sitebuild import cache as runtime_cache
 from sitebuild import (
@@ -32,11 +32,11 @@ from sitebuild import (
     glossary,
     hashed,
     install,
+    livepage,
     mathtex,
     notebook,
     pagescript,
     pins,
-    placeholders,
     preview,
     snapshot,
     snippets,
@@ -48,7 +48,6 @@ from sitebuild import references as bibliography
 from sitebuild.wheels import project_spec, project_wheel, project_wheel_name
 
 ROOT = Path(__file__).resolve().parent
-VENDOR = "vendor"  # under site/: BokehJS, Panel's JS/CSS and KaTeX
 
 
 def log(*parts: object) -> None:
@@ -69,7 +68,7 @@ def install_runtime(out: Path, cache: Path) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         wheel = project_wheel(ROOT, Path(tmp))
         install.install(cache, out / "runtime", [wheel], precompile=True, log=log)
-    install.install_browser_assets(cache, out / VENDOR)
+    install.install_browser_assets(cache, out / livepage.VENDOR)
     return [project_spec(ROOT)[0]]
 
 
@@ -77,7 +76,7 @@ def copy_static(out: Path, katex_dist: Path) -> None:
     """The site's own CSS and scripts, KaTeX's stylesheet and fonts, the code colours. The page
     script's modules (static/page/) are not copied: the site has their bundle."""
     shutil.copytree(ROOT / "static", out / "static", ignore=_page_modules)
-    katex = out / VENDOR / "katex"
+    katex = out / livepage.VENDOR / "katex"
     katex.mkdir(parents=True)
     shutil.copy(katex_dist / "katex.min.css", katex)
     shutil.copytree(katex_dist / "fonts", katex / "fonts", ignore=_not_woff2)
@@ -143,79 +142,15 @@ def render_prose(env: jinja2.Environment, page, base: str) -> tuple[str, list[st
     return toc.add_navigation(html), figure_ids
 
 
-def dist_url(base: str, moved: hashed.Manifest) -> str:
-    """Where Panel's stylesheets are served from (its CDN prefix, self-hosted)."""
-    return base + hashed.folder(moved, f"{VENDOR}/{pins.PANEL_DIST}")
-
-
-def worker_urls(base: str, moved: hashed.Manifest) -> dict[str, str]:
-    """The files the worker loads by their hashed names: its own script, the scripts of its
-    snapshot start (the zstd decoder's, restore.js), the folder of Pyodide's core files (its
-    ``indexURL``), the lock file and, with bytecode, the standard library of the ordinary
-    start (sitebuild/startup.py)."""
-    url = hashed.urls(moved, base)
-    urls = {
-        "worker": url("static/worker.js"),
-        "zstd": url("static/zstd.js"),
-        "restore": url("static/restore.js"),
-        "pyodide": base + hashed.index_folder(moved),
-        "lock": url(hashed.LOCK),
-    }
-    if f"runtime/{startup.STDLIB}" in moved:  # the ordinary start's, with bytecode
-        urls["stdlib"] = url(f"runtime/{startup.STDLIB}")
-    if editor.STATIC in moved:  # the cells' code editor, loaded when a reader first uses one
-        urls["editor"] = url(editor.STATIC)
-    return urls
-
-
-def live_scripts() -> list[str]:
-    """The page's deferred scripts, site-relative, in the order they run: boot.js first, so
-    Python starts before BokehJS is evaluated; page.js (static/page/'s modules, bundled) after
-    BokehJS and Panel; cells.js last (the code cells, which start their own Python once the
-    figures are live)."""
-    vendored = [f"{VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS]
-    return ["static/boot.js", *vendored, "static/page.js", "static/cells.js"]
-
-
 def prerender_figure(figure_id: str, panel_dist: str) -> dict:
     """One figure's pre-render: a small document of its own, serialized, with its wiring."""
     return figure_prerender(figure_id, panel_dist)
 
 
-def add_live_figures(
-    env: jinja2.Environment,
-    html: str,
-    base: str,
-    ids: list[str],
-    packages: list[str],
-    snapshot: dict | None,
-    moved: hashed.Manifest,
-    prerender: Callable[[str, str], str] = prerender_figure,
-) -> str:
-    """The pre-render of the page's figures and the scripts that make them live.
-
-    The pre-render is one small document per figure, so the page can draw the figures on the
-    reader's screen before the others.
-    """
-    config = {"base": base, "figures": ids, "packages": packages}
-    config["sitePackages"] = pins.PYODIDE_SITE_PACKAGES
-    config["urls"] = worker_urls(base, moved)
-    if snapshot:
-        config["snapshot"] = snapshot
-    documents = {fid: prerender(fid, dist_url(base, moved)) for fid in ids}
-    data = env.get_template("_live.html").render(
-        config=Markup(to_json(config)), prerender=Markup(to_json(documents))
-    )
-    scripts = env.get_template("_live_scripts.html").render(base=base, scripts=live_scripts())
-    # Each figure's room before it is drawn (sitebuild/placeholders.py).
-    scripts += f"\n<style>\n{placeholders.css(ids)}\n</style>"
-    return html.replace("</head>", scripts + "\n</head>").replace("</body>", data + "</body>")
-
-
 def font_preloads(fonts: list[str], url: Callable[[str], str]) -> str:
     """Links that make the browser fetch the page's math fonts with the page itself."""
     link = '<link rel="preload" as="font" type="font/woff2" crossorigin href="{}">\n'
-    return "".join(link.format(url(f"{VENDOR}/katex/{font}")) for font in fonts)
+    return "".join(link.format(url(f"{livepage.VENDOR}/katex/{font}")) for font in fonts)
 
 
 def environment(templates: Path) -> jinja2.Environment:
@@ -347,7 +282,7 @@ def write_pages(
             text = text.replace(notebook.pending(page), built.base + notebooks[page.SLUG].path)
         args = (built.base, ids, built.packages, restore, built.moved, prerender)
         with checks.building_figures(page, {fid: module(fid) for fid in ids}):
-            live = add_live_figures(built.env, text, *args) if ids else None
+            live = livepage.add_live_figures(built.env, text, *args) if ids else None
         html[page] = live or text
     css = (built.katex / "katex.min.css").read_text()
     for page, text in mathtex.typeset(html, built.katex).items():

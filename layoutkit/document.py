@@ -6,7 +6,6 @@ figure's ``<figure>`` slot), with the wiring the reader's worker updates it thro
 """
 
 import importlib
-import json
 from types import ModuleType
 
 import panel as pn
@@ -57,8 +56,3 @@ def serialize(doc: Document) -> dict:
     BokehJS's ``Document.from_json`` takes it (by its id), and its roots' ids by figure."""
     docs_json, _ = standalone_docs_json_and_render_items(doc.roots, suppress_callback_warning=True)
     return {"docs_json": docs_json, "roots": {root.name: root.id for root in doc.roots}}
-
-
-def to_json(data: dict) -> str:
-    """JSON that is safe inside a ``<script type="application/json">`` element."""
-    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")

@@ -11,7 +11,7 @@ from html import unescape
 import jinja2
 
 import build
-from sitebuild import hashed, pagescript, pins
+from sitebuild import hashed, livepage, pagescript, pins
 
 # The site's own scripts and styles: static/'s files, and the page script bundled from its
 # modules (static/page/).
@@ -33,8 +33,8 @@ def unhashed() -> hashed.Manifest:
     named = [
         *STATIC,
         "static/code.css",
-        f"{build.VENDOR}/katex/katex.min.css",
-        *(f"{build.VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS),
+        f"{livepage.VENDOR}/katex/katex.min.css",
+        *(f"{livepage.VENDOR}/{script}" for script in pins.BROWSER_SCRIPTS),
         *hashed.CORE,
         hashed.LOCK,
     ]
@@ -61,7 +61,7 @@ def render(page, base: str = "/") -> str:
     if not ids:
         return html
     moved = unhashed()
-    return build.add_live_figures(env, html, base, ids, [], None, moved, build.prerender_figure)
+    return livepage.add_live_figures(env, html, base, ids, [], None, moved, build.prerender_figure)
 
 
 # The output of a snippet the page runs in its namespace: not of a cell of its own (a figure's

@@ -3,8 +3,7 @@
 import re
 from pathlib import Path
 
-import build
-from sitebuild import pins, snapshot
+from sitebuild import livepage, pins, snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -19,7 +18,7 @@ def test_site_packages_is_typed_once():
 
 
 def test_the_page_runs_boot_first_then_bokehjs_panel_and_page():
-    assert build.live_scripts() == [
+    assert livepage.live_scripts() == [
         "static/boot.js",
         "vendor/bokeh/js/bokeh.min.js",
         "vendor/bokeh/js/bokeh-widgets.min.js",
