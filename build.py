@@ -215,7 +215,7 @@ def build(
     base: str = "/",
     cache: Path | None = None,
     snapshots: bool = True,
-    prerender: Callable[[str, str], str] = prerender_figure,
+    prerender: Callable[[str, str], dict] = prerender_figure,
     surveyed: Collection[str] | None = None,
     site_url: str | None = None,
     source_url: str | None = None,
@@ -269,7 +269,7 @@ def write_pages(
     built: Built,
     prose: dict,
     meta: dict,
-    prerender: Callable[[str, str], str] = prerender_figure,
+    prerender: Callable[[str, str], dict] = prerender_figure,
 ) -> None:
     """Write every page of ``prose`` (from render_pages) with its live figures and its math;
     ``meta``: the site's snapshot, which every page with figures restores ({}: none)."""

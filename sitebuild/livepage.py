@@ -60,12 +60,14 @@ def add_live_figures(
     packages: list[str],
     snapshot: dict | None,
     moved: hashed.Manifest,
-    prerender: Callable[[str, str], str],
+    prerender: Callable[[str, str], dict],
 ) -> str:
     """The pre-render of the page's figures and the scripts that make them live.
 
     The pre-render is one small document per figure, so the page can draw the figures on the
-    reader's screen before the others.
+    reader's screen before the others: ``prerender(figure_id, panel_dist)`` makes one (the
+    build's ``prerender_figure``, which runs the project's figure code: this module imports
+    none of it, so the watch loop's fresh import of the project after an edit reaches it).
     """
     config = {"base": base, "figures": ids, "packages": packages}
     config["sitePackages"] = pins.PYODIDE_SITE_PACKAGES

@@ -219,10 +219,10 @@ class Watcher:
             if stale is None or key[0] in stale:
                 del self.prerenders[key]
 
-    def prerender(self, build) -> Callable[[str, str], str]:
+    def prerender(self, build) -> Callable[[str, str], dict]:
         """The build's pre-render of a figure, kept until an edit may change it."""
 
-        def kept(figure_id: str, panel_dist: str) -> str:
+        def kept(figure_id: str, panel_dist: str) -> dict:
             key = (figure_id, panel_dist)
             if key not in self.prerenders:
                 self.prerenders[key] = build.prerender_figure(figure_id, panel_dist)
