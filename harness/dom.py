@@ -96,12 +96,14 @@ def next_frame(page, wake_after_ms: int = WAKE_AFTER_MS, timeout_ms: int = FRAME
     )
 
 
-# Whether an element's box is where it was two frames later.
-_STILL = """(el) => new Promise((resolve) => {
+# Whether an element's box is where it was two frames later (the probe's frames, which go on
+# without a frame that does not come).
+_STILL = """async (el) => {
   const before = JSON.stringify(el.getBoundingClientRect());
-  requestAnimationFrame(() => requestAnimationFrame(() =>
-    resolve(JSON.stringify(el.getBoundingClientRect()) === before)));
-})"""
+  await harnessProbe.frame();
+  await harnessProbe.frame();
+  return JSON.stringify(el.getBoundingClientRect()) === before;
+}"""
 
 
 def in_view(locator) -> None:

@@ -78,5 +78,19 @@
     }).observe({ type: "layout-shift", buffered: true });
   }
 
-  self.harnessProbe = { sent, received, shadowRoots, deepAll, active, readouts, idle, shifts };
+  // The page's next animation frame, or a second later if none comes: headless Chromium has
+  // stopped drawing a visible page's frames for good, and a test's wait must not hang on one
+  // (what it then reads, it reads without the frame).
+  const frame = () =>
+    new Promise((resolve) => {
+      const late = setTimeout(resolve, 1000);
+      requestAnimationFrame(() => {
+        clearTimeout(late);
+        resolve();
+      });
+    });
+
+  self.harnessProbe = {
+    sent, received, shadowRoots, deepAll, active, readouts, idle, shifts, frame,
+  };
 })();

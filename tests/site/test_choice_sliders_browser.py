@@ -27,10 +27,10 @@ WALK = """async ([figureId, label, stops]) => {
     .find((el) => el.textContent.startsWith(`${label}:`));
   const slider = title.getRootNode().querySelector(".noUi-target");
   const handle = slider.querySelector(".noUi-handle");
-  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const press = async (key) => {
     handle.dispatchEvent(new KeyboardEvent("keydown", { key, bubbles: true }));
-    await frame();
+    await harnessProbe.frame();
+    await harnessProbe.frame();
   };
   const seen = [];
   handle.focus();

@@ -38,7 +38,7 @@ async ([figureId, key, target, action, hungMs]) => {
   if (action === "click") target.click();
   else target.dispatchEvent(new KeyboardEvent("keydown", { key: action, bubbles: true }));
   for (;;) {
-    await new Promise((resolve) => requestAnimationFrame(resolve));
+    await harnessProbe.frame();
     const now = read();
     if (now !== undefined && now !== before) return now;
     if (performance.now() - start > hungMs) return null;
