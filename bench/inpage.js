@@ -83,22 +83,17 @@
   };
   const layoutShift = () => self.harnessProbe.shifts.reduce((sum, s) => sum + s.value, 0);
   // The next animation frame; or, if none comes within FRAME_WAIT_MS, on without it, counted
-  // (headless Chromium has been seen to stop drawing a visible page's frames for good: a
-  // reading that hung on one would never end). Once one has not come, a short timer stands in
-  // for each frame after it, so that a stalled scroll ends in seconds, reported as such.
+  // (the probe's frame: a reading that hung on a stalled renderer would never end). Once one
+  // has not come, a short wait stands in for each frame after it, so that a stalled scroll
+  // ends in seconds, reported as such.
   const FRAME_WAIT_MS = 10000;
   const STALLED_FRAME_MS = 100;
   let framesMissed = 0;
-  const frame = () => new Promise((resolve) => {
-    const late = setTimeout(() => {
+  const frame = async () => {
+    if (!(await self.harnessProbe.frame(framesMissed ? STALLED_FRAME_MS : FRAME_WAIT_MS))) {
       framesMissed += 1;
-      resolve();
-    }, framesMissed ? STALLED_FRAME_MS : FRAME_WAIT_MS);
-    requestAnimationFrame(() => {
-      clearTimeout(late);
-      resolve();
-    });
-  });
+    }
+  };
   const settledTasks = () => new Promise((resolve) => setTimeout(resolve, 100));
 
   // From the navigation to the figures going live: the main thread's blocking and the layout

@@ -78,15 +78,15 @@
     }).observe({ type: "layout-shift", buffered: true });
   }
 
-  // The page's next animation frame, or a second later if none comes: headless Chromium has
-  // stopped drawing a visible page's frames for good, and a test's wait must not hang on one
-  // (what it then reads, it reads without the frame).
-  const frame = () =>
+  // The page's next animation frame (true), or `ms` later if none comes (false): headless
+  // Chromium has stopped drawing a visible page's frames for good, and a test's wait or the
+  // benchmark's scroll must not hang on one (what it then reads, it reads without the frame).
+  const frame = (ms = 1000) =>
     new Promise((resolve) => {
-      const late = setTimeout(resolve, 1000);
+      const late = setTimeout(() => resolve(false), ms);
       requestAnimationFrame(() => {
         clearTimeout(late);
-        resolve();
+        resolve(true);
       });
     });
 

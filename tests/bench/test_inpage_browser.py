@@ -7,11 +7,10 @@ import pytest
 from bench.browser import INPAGE_JS
 from harness import chromium
 from harness.visit import instrument
+from tests.harness.test_dom_browser import NO_FRAMES
 
 pytestmark = pytest.mark.browser
 
-# No frame is ever drawn: nothing requestAnimationFrame is given runs.
-NO_FRAMES = "window.requestAnimationFrame = () => 0;"
 LONG_PAGE = "data:text/html,<body style='height: 3000px'>A page three screens long.</body>"
 # The scroll, or what a scroll that would never end gives instead (a failure, not a hang).
 SCROLL = """() => Promise.race([
