@@ -56,7 +56,7 @@ def test_a_wait_whose_frames_never_come_fails_saying_so(browser):
 
 # The probe's frame awaited, or what a wait that would never end gives instead.
 PROBE_FRAME = """() => Promise.race([
-  harnessProbe.frame().then(() => "went on"),
+  harnessProbe.frame().then((drawn) => (drawn ? "a frame drawn" : "went on")),
   new Promise((resolve) => setTimeout(() => resolve("still waiting after 20 s"), 20000)),
 ])"""
 
