@@ -13,6 +13,7 @@ import gzip
 import http.server
 import json
 import os
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,15 +133,21 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        # A browser that closes a page mid-download closes its connections, and the answer's
+        # write then fails: the reader has gone, nothing went wrong here.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def make_server(
     root: Path, base: str, port: int = 0, live: Live | None = None
 ) -> http.server.ThreadingHTTPServer:
     """A server for ``root`` at ``base`` on 127.0.0.1 (port 0 picks a free one); with ``live``,
     the watch mode's server."""
     handler = type("Handler", (_Handler,), {"base": base, "live": live})
-    return http.server.ThreadingHTTPServer(
-        ("127.0.0.1", port), functools.partial(handler, directory=str(root))
-    )
+    return _Server(("127.0.0.1", port), functools.partial(handler, directory=str(root)))
 
 
 def serve_forever(root: Path, base: str, port: int) -> None:

@@ -1,12 +1,13 @@
 """The local server behaves like the static host: gzip where the host gzips, cache lifetime."""
 
 import gzip
+import socket
 import urllib.error
 import urllib.request
 
 import pytest
 
-from sitebuild.serve import CACHE_CONTROL, gzip_ahead, serve_in_thread
+from sitebuild.serve import CACHE_CONTROL, gzip_ahead, make_server, serve_in_thread
 
 BASE = "/sub/"
 
@@ -53,3 +54,20 @@ def test_nothing_outside_the_base_path(root):
     with pytest.raises(urllib.error.HTTPError) as found:
         get(f"{root}/app.js")
     assert found.value.code == 404
+
+
+def test_a_reader_gone_mid_answer_is_not_an_error(tmp_path, capsys):
+    """A browser closing a page mid-download breaks the answer's write; the server says nothing
+    of it, and still reports what does go wrong."""
+    with make_server(tmp_path, BASE) as server:
+        for error in (BrokenPipeError(32, "Broken pipe"), ConnectionResetError(104, "reset")):
+            try:
+                raise error
+            except ConnectionError:
+                server.handle_error(socket.socket(), ("127.0.0.1", 1))
+        assert capsys.readouterr().err == ""
+        try:
+            raise ValueError("a real fault")
+        except ValueError:
+            server.handle_error(socket.socket(), ("127.0.0.1", 1))
+        assert "ValueError: a real fault" in capsys.readouterr().err
