@@ -1,9 +1,10 @@
 // Drawing the figures as the reader nears them. A figure is drawn (its Bokeh views built, its
 // canvases painted) from its build-time pre-render once it comes within a screen's height of
-// the screen. Once the figures drawn hold more canvas than CANVAS_BUDGET, those the reader has
-// left far behind are released: their views removed, their canvases freed, their slots
-// placeholders again (the worker keeps each figure's state, so a figure drawn again while
-// Python is live is drawn as it stands). A canvas costs its pixels, so the pixel ratio
+// the screen (while the page starts, once it is on the screen: drawNear). Once the figures
+// drawn hold more canvas than CANVAS_BUDGET, those the reader has left far behind are
+// released: their views removed, their canvases freed, their slots placeholders again (the
+// worker keeps each figure's state, so a figure drawn again while Python is live is drawn as
+// it stands). A canvas costs its pixels, so the pixel ratio
 // squared: on a desktop screen a page's figures fit the budget all together; on a phone's
 // screen three or four do, and the page holds those near the reader. A slot not drawn is
 // empty but as tall as the figure drawn (sitebuild/placeholders.py; after a release, as the
@@ -225,15 +226,20 @@ function firstTabStop(root) {
 // Draw the figures near the screen (the target's first); `onVisible` runs once those on the
 // screen are drawn. Then each figure is drawn as it comes near (and every one for print), and
 // released as it goes far.
-export function drawNear(onVisible = () => {}) {
+// While the page starts (`starting`), "near" is "on the screen": a figure below the screen
+// waits until the start is over (drawNear called again), or until the reader brings it onto
+// the screen, so that while Python starts the main thread answers the reader and the worker
+// rather than drawing what nobody is looking at yet.
+export function drawNear(onVisible = () => {}, { starting = false } = {}) {
   const ids = figures.map((fig) => fig.dataset.figure);
-  const near = ids.filter((id) => isNear(place(id)) || id === targetFigure());
+  const within = starting ? onScreen : isNear;
+  const near = ids.filter((id) => within(place(id)) || id === targetFigure());
   let waiting = near.filter((id) => onScreen(place(id))).length;
   if (waiting === 0) onVisible(); // no figure on the screen: none to wait for
   state.nearing?.disconnect();
   state.nearing = new IntersectionObserver(
     (entries) => drawOrFail(entries.filter((e) => e.isIntersecting).map((e) => e.target.dataset.figure)),
-    { rootMargin: NEAR },
+    { rootMargin: starting ? "0px" : NEAR },
   );
   state.leaving?.disconnect();
   state.leaving = new IntersectionObserver(

@@ -1,6 +1,6 @@
 // The page's side of the live figures, bundled by the build (sitebuild/pagescript.py) into
-// static/page.js. It shows the build-time pre-render of the figures near the screen at once
-// (and of each other figure as the reader nears it), starts one Web Worker that runs Pyodide
+// static/page.js. It shows the build-time pre-render of the figures on the screen at once
+// (and of each other figure as the reader nears it, once Python's start is over), starts one Web Worker that runs Pyodide
 // and every figure's Python on the page, and once the worker has drawn the figures, the
 // pre-render is the live figures: the reader's changes to a control go to the worker as the
 // value the control's model holds, and the worker's answer is new values for the figure's
@@ -58,7 +58,7 @@ async function main() {
   forgetHeightsOnResize();
   // Chained to the drawing itself, so that a worker that is ready early still goes live
   // after this move, whoever awaits the drawing first.
-  state.prerender.drawing = drawNear(onVisible).then(() => {
+  state.prerender.drawing = drawNear(onVisible, { starting: true }).then(() => {
     performance.mark("prerender-complete");
     if (canRun && state.phase === "prerendering") enter("starting");
   });
@@ -66,6 +66,8 @@ async function main() {
   if (canRun && boot?.worker) takeOverBootWorker(boot);
   else if (canRun) (boot?.savingData ? startWhenAsked() : startWorker());
   await state.prerender.drawing;
+  // Saving data, Python waits for the reader: the start is over, for the drawing.
+  if (state.waitingForReader) await drawNear();
   if (!canRun) fail("this browser cannot run Python (no Web Workers or WebAssembly)");
 }
 

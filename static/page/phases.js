@@ -7,7 +7,7 @@
 //
 //   prerendering, starting --> outdated
 //
-//   prerendering  the pre-render of the figures near the screen is being drawn; Python
+//   prerendering  the pre-render of the figures on the screen is being drawn; Python
 //                 starts meanwhile (boot.js).
 //   starting      the pre-render is on screen and Python is starting in the worker (a worker
 //                 that cannot use the snapshot is replaced by one that starts without it).

@@ -95,7 +95,7 @@ function onDrawing(updates) {
 // The worker has drawn the figures: the pre-render on screen is the live figures now, and
 // what the reader changed meanwhile goes to Python first.
 async function goLive() {
-  await state.prerender.drawing; // the figures near the screen are on the page
+  await state.prerender.drawing; // the figures on the screen are on the page
   enter("live");
   scrollToTarget();
   askDrawing({ type: "shown", wiring: wiringTables(), drawn: [...state.prerender.docs.keys()] });
@@ -103,6 +103,7 @@ async function goLive() {
   if (state.earlyChanges.size) sendChanges([...state.earlyChanges.values()]);
   state.earlyChanges = new Map();
   performance.mark("figures-live");
+  await drawNear(); // the start is over: the figures near the screen are drawn too
 }
 
 async function onWorkerMessage({ data: message }) {
@@ -202,10 +203,9 @@ export function fail(reason) {
   stopWorker();
   enter("failed", { reason, retry });
   // Controls that no longer reach Python must not pretend to work: back to the pre-render.
-  if (wasLive) {
-    removeViews();
-    state.prerender.drawing = drawNear().catch(console.error);
-  }
+  if (wasLive) removeViews();
+  // The start is over, if it was not: the figures near the screen are drawn too.
+  state.prerender.drawing = drawNear().catch(console.error);
 }
 
 // The page is older than the site on the server (`url` answered 404): stop and offer a reload.
@@ -214,6 +214,7 @@ function outdated(url) {
   console.warn(`figures: ${url} is gone from the server; this page is older than the site`);
   stopWorker();
   enter("outdated");
+  state.prerender.drawing = drawNear().catch(console.error);
 }
 
 // Whether `url` is gone from the server, asked past the browser's cache.

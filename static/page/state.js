@@ -61,8 +61,8 @@ export const state = {
   asked: new Map(), // figure id -> the view-* messages it awaits answers to, oldest first
   worker: null, // the Python worker, while one runs
   prerender: {
-    // The promise of the figures near the screen being drawn, as the page loads (and again
-    // after live failed); the rest are drawn as the reader nears them (drawing.js).
+    // The promise of the figures on the screen being drawn, as the page loads (and of those
+    // near it, once the start failed); the rest are drawn as the reader nears them (drawing.js).
     drawing: null,
     visible: false, // the figures on the reader's screen are drawn: a worker need not wait
     docs: new Map(), // figure id -> the Bokeh document its pre-render was drawn from

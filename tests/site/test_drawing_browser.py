@@ -2,7 +2,9 @@
 screen drawn and the rest waiting, each an empty, named Tab stop; scrolled to, a waiting figure
 is drawn and live at once (its readouts CPython's, a control answered as CPython computes it);
 reached by Tab, it is drawn and the focus goes on to its first control; a link to a far
-figure's view draws that figure first, in the view; and print draws every figure.
+figure's view draws that figure first, in the view; and print draws every figure. While the
+page starts, a figure just below the screen waits until the start is over, unless the reader
+brings it onto the screen.
 
 At a phone's pixel ratio the figures' canvases outgrow the page's budget, and the figures the
 reader has left far behind are released: no views, no canvases (their pixels given back at
@@ -16,9 +18,9 @@ import pytest
 from playwright.sync_api import expect
 
 from figures import depth, magnitude
-from harness.dom import focus_before
+from harness.dom import focus_before, wait_until
 from harness.site import POST1, POST3
-from harness.visit import PHONE
+from harness.visit import PHONE, until
 from tests.figures.probe import agree
 
 pytestmark = pytest.mark.browser
@@ -108,6 +110,60 @@ def test_a_link_to_a_far_figures_view_draws_that_figure_first_in_the_view(visit)
         v.wait_idle()
         assert drawn(v, LAST)
         agree(LAST, v.readouts(LAST), expected(magnitude, moved))
+    finally:
+        v.close()
+
+
+def test_while_the_page_starts_only_the_figures_on_the_screen_are_drawn(visit):
+    """On a desktop post 1's first figure is less than a screen below the first screen: it is
+    drawn once the page is live, without the reader moving, and not while Python starts (held
+    here), when the main thread is the start's; a figure the reader brings onto the screen
+    meanwhile is drawn at once."""
+    held = []  # Python's downloads, held until released: the page cannot go live meanwhile
+    patterns = ("**/pyodide.asm.wasm*", "**/runtime/snapshots/**")
+    v = visit(POST1, routes=[(pattern, held.append) for pattern in patterns])
+    try:
+        wait_until(v.page, "() => performance.getEntriesByName('prerender-complete').length")
+        until(v.page, lambda: held, what="Python's download should be waiting")
+        top = v.figure(FIRST).evaluate("(f) => f.getBoundingClientRect().top / innerHeight")
+        assert 1 < top < 2, f"{FIRST} should start within a screen below the first: {top}"
+        assert not drawn(v, FIRST) and canvases(v, FIRST) == 0
+        v.show("three-steps")  # a jump past the first figure, which stays off the screen
+        assert v.figures == "static" and canvases(v, "three-steps") > 0
+        v.page.evaluate("() => scrollTo(0, 0)")
+        assert not drawn(v, FIRST)
+        for route in held:
+            route.continue_()
+        v.wait_for("live")
+        expect(v.figure(FIRST)).to_have_attribute("data-drawn", "live")
+        assert v.page.evaluate("() => scrollY") == 0
+        agree(FIRST, v.readouts(FIRST), expected(depth, depth.DEFAULT))
+        assert v.errors == []
+    finally:
+        v.close()
+
+
+def gone(route) -> None:
+    route.fulfill(status=404, body="gone")  # a file a redeploy removed
+
+
+@pytest.mark.parametrize(
+    ("ending", "routes"),
+    [
+        ("failed", [("**/pyodide.asm.wasm*", lambda r: r.abort())]),
+        ("outdated", [("**/worker.js", gone)]),
+    ],
+    ids=["failed", "outdated"],
+)
+def test_a_start_that_failed_is_over_too(visit, ending, routes):
+    """Python cannot start (its runtime blocked, or its worker gone from the server): once the
+    page says so, the figure below the first screen is drawn, the reader unmoved."""
+    v = visit(POST1, routes=routes)
+    try:
+        v.wait_for(ending)
+        expect(v.figure(FIRST)).to_have_attribute("data-drawn", "")
+        assert v.page.evaluate("() => scrollY") == 0
+        agree(FIRST, v.readouts(FIRST), expected(depth, depth.DEFAULT))
     finally:
         v.close()
 

@@ -47,6 +47,8 @@ def test_nothing_of_the_runtime_loads_until_the_reader_asks(browser, server_url)
         assert "save data" in status.inner_text()
         # Nothing is loading, so no figure tells assistive technology to wait for it.
         assert v.page.locator("figure[aria-busy]").count() == 0
+        # Nor is anything starting: the figure just below the first screen is drawn too.
+        expect(v.page.locator('[data-figure="depth"]')).to_have_attribute("data-drawn", "")
         status.get_by_role("button", name="Load live figures").click()
         v.wait_for("live")
         assert v.page.locator("figure[aria-busy]").count() == 0
