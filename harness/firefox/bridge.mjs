@@ -1,7 +1,10 @@
 // Debian's Firefox ESR, driven over WebDriver BiDi by puppeteer-core, for the Python tests
 // (harness/engines.py). One request per line on stdin, one answer per line on stdout, in order:
 //   {"op": "open", "url", "script"?}  -> {"page": n}   a new tab; `script` runs before the page's own
-//   {"op": "eval", "page", "source", "args"} -> {"value"}  `source` is a function, awaited
+//   {"op": "eval", "page", "source", "args"} -> {"value"}  `source` is a function, awaited, in
+//                                   the tab brought to the front first, as a reader acts on the
+//                                   tab they look at (a background tab is hidden, its timers
+//                                   throttled to one a second or less)
 //   {"op": "seen", "page"}          -> {"requests": [url], "errors": [text]} since the tab opened
 //   {"op": "close", "page"}         -> {}
 // A request that fails is answered {"error": text}; the bridge goes on.
@@ -28,6 +31,7 @@ const browser = await puppeteer.launch({
 
 const pages = [];
 const seen = [];
+let front = null; // the tab in front, which the reader sees
 
 async function open({ url, script }) {
   const page = await browser.newPage();
@@ -40,17 +44,25 @@ async function open({ url, script }) {
   await page.goto(url, { waitUntil: "load" });
   pages.push(page);
   seen.push(record);
-  return { page: pages.length - 1 };
+  front = pages.length - 1;
+  return { page: front };
+}
+
+async function inFront(page) {
+  if (front !== page) await pages[page].bringToFront();
+  front = page;
+  return pages[page];
 }
 
 const ops = {
   open,
   eval: async ({ page, source, args }) => ({
-    value: await pages[page].evaluate(`(${source})(...${JSON.stringify(args ?? [])})`),
+    value: await (await inFront(page)).evaluate(`(${source})(...${JSON.stringify(args ?? [])})`),
   }),
   seen: async ({ page }) => seen[page],
   close: async ({ page }) => {
     await pages[page].close();
+    if (front === page) front = null;
     return {};
   },
 };

@@ -96,6 +96,14 @@ def broken_snapshot_url(site, tmp_path_factory):
     server.shutdown()
 
 
+def test_the_tab_a_test_acts_on_is_the_one_in_front(engine, engine_pages):
+    """A reader acts on the tab they see. A tab behind another is hidden, and its timers are
+    throttled (in Firefox to one a second, then less): a figure drawn there took minutes."""
+    first, second = WITH_FIGURES[:2]
+    for path in (first, second, first):
+        assert engine_pages(path).evaluate("() => document.visibilityState") == "visible", path
+
+
 def test_a_broken_snapshot_falls_back_by_itself(engine, broken_snapshot_url):
     """The fast start that cannot be used gives way to the ordinary one, in every engine."""
     tab = engine.open(broken_snapshot_url + POST1)
