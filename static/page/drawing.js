@@ -4,12 +4,12 @@
 // drawn hold more canvas than CANVAS_BUDGET, those the reader has left far behind are
 // released: their views removed, their canvases freed, their slots placeholders again (the
 // worker keeps each figure's state, so a figure drawn again while Python is live is drawn as
-// it stands). A canvas costs its pixels, so the pixel ratio
-// squared: on a desktop screen a page's figures fit the budget all together; on a phone's
-// screen three or four do, and the page holds those near the reader. A slot not drawn is
-// empty but as tall as the figure drawn (sitebuild/placeholders.py; after a release, as the
-// figure was), and its caption, status line and buttons are in place. The figure the URL's
-// hash names is drawn first, a slot reached by Tab at once, and every figure for print.
+// it stands). A canvas costs its pixels, so the pixel ratio squared: on a desktop screen a
+// page's figures fit the budget all together; on a phone's screen three or four do, and the
+// page holds those near the reader. A slot not drawn is empty but as tall as the figure drawn
+// (sitebuild/placeholders.py; after a release, as the figure was), and its caption, status
+// line and buttons are in place. The figure the URL's hash names is drawn first, a slot
+// reached by Tab at once, and every figure for print.
 //
 // This module knows nothing of the worker: main.js connects a drawn figure to the rest of the
 // page (connect), and the figures' phase decides whether its controls are enabled.

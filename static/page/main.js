@@ -1,8 +1,8 @@
 // The page's side of the live figures, bundled by the build (sitebuild/pagescript.py) into
 // static/page.js. It shows the build-time pre-render of the figures on the screen at once
-// (and of each other figure as the reader nears it, once Python's start is over), starts one Web Worker that runs Pyodide
-// and every figure's Python on the page, and once the worker has drawn the figures, the
-// pre-render is the live figures: the reader's changes to a control go to the worker as the
+// (and of each other figure as the reader nears it, once Python's start is over), starts one
+// Web Worker that runs Pyodide and every figure's Python on the page, and once the worker has
+// drawn the figures, the pre-render is the live figures: the reader's changes to a control go to the worker as the
 // value the control's model holds, and the worker's answer is new values for the figure's
 // models, by id (the build recorded which model is which: each figure's wiring, in the
 // pre-render). The messages between the two are listed at the top of static/worker.js.

@@ -204,7 +204,12 @@ export function fail(reason) {
   enter("failed", { reason, retry });
   // Controls that no longer reach Python must not pretend to work: back to the pre-render.
   if (wasLive) removeViews();
-  // The start is over, if it was not: the figures near the screen are drawn too.
+  drawNearNow();
+}
+
+// The start is over, failed or outdated: the figures near the screen are drawn too (and again,
+// after live failed). A live page's goLive awaits the same itself.
+function drawNearNow() {
   state.prerender.drawing = drawNear().catch(console.error);
 }
 
@@ -214,7 +219,7 @@ function outdated(url) {
   console.warn(`figures: ${url} is gone from the server; this page is older than the site`);
   stopWorker();
   enter("outdated");
-  state.prerender.drawing = drawNear().catch(console.error);
+  drawNearNow();
 }
 
 // Whether `url` is gone from the server, asked past the browser's cache.
